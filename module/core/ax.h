@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ax.h - GDB agent expressions: the verified program, its evaluation
+ * environment, and the three consumers (verifier, interpreter, JIT).
+ *
+ *   bytecode (from QTDP) --ax_verify()--> struct ax_prog (decoded insns)
+ *                                          |            |
+ *                                   ax_interp()     ax_jit_compile() (jit/)
+ *                                          \            /
+ *                                  u64 result, env->err (same semantics)
+ *
+ * Nothing executes bytecode that ax_verify() has not accepted.  The JIT and
+ * the interpreter must agree on every program and every input, errors
+ * included: the interpreter is the reference (tests/unit, make fuzz-jit).
+ *
+ * Opcode values and semantics are gdb's gdbsupport/ax.def; multi-byte
+ * operands are big-endian in the bytecode.
+ */
+#ifndef GTP_AX_H
+#define GTP_AX_H
+
+#include "compat.h"
+
+struct ax_env;
+
+enum ax_opcode {
+	AX_FLOAT = 0x01, AX_ADD = 0x02, AX_SUB = 0x03, AX_MUL = 0x04,
+	AX_DIV_SIGNED = 0x05, AX_DIV_UNSIGNED = 0x06,
+	AX_REM_SIGNED = 0x07, AX_REM_UNSIGNED = 0x08,
+	AX_LSH = 0x09, AX_RSH_SIGNED = 0x0a, AX_RSH_UNSIGNED = 0x0b,
+	AX_TRACE = 0x0c, AX_TRACE_QUICK = 0x0d, AX_LOG_NOT = 0x0e,
+	AX_BIT_AND = 0x0f, AX_BIT_OR = 0x10, AX_BIT_XOR = 0x11,
+	AX_BIT_NOT = 0x12, AX_EQUAL = 0x13, AX_LESS_SIGNED = 0x14,
+	AX_LESS_UNSIGNED = 0x15, AX_EXT = 0x16,
+	AX_REF8 = 0x17, AX_REF16 = 0x18, AX_REF32 = 0x19, AX_REF64 = 0x1a,
+	AX_REF_FLOAT = 0x1b, AX_REF_DOUBLE = 0x1c, AX_REF_LONG_DOUBLE = 0x1d,
+	AX_L_TO_D = 0x1e, AX_D_TO_L = 0x1f,
+	AX_IF_GOTO = 0x20, AX_GOTO = 0x21,
+	AX_CONST8 = 0x22, AX_CONST16 = 0x23, AX_CONST32 = 0x24,
+	AX_CONST64 = 0x25, AX_REG = 0x26, AX_END = 0x27, AX_DUP = 0x28,
+	AX_POP = 0x29, AX_ZERO_EXT = 0x2a, AX_SWAP = 0x2b,
+	AX_GETV = 0x2c, AX_SETV = 0x2d, AX_TRACEV = 0x2e,
+	AX_TRACENZ = 0x2f, AX_TRACE16 = 0x30, AX_INVALID2 = 0x31,
+	AX_PICK = 0x32, AX_ROT = 0x33, AX_PRINTF = 0x34,
+};
+
+#define AX_MAX_CODE	1024	/* bytes of bytecode accepted (gdb sends <= 184) */
+#define AX_MAX_STACK	64	/* verified bound on stack depth */
+#define AX_STEP_BUDGET	65536	/* insns per evaluation when a backward jump exists */
+#define AX_NR_GDB_REGS	17	/* reg 0..16 = rax..r15, rip (gdb amd64 remote numbers) */
+
+/* Why an evaluation stopped early (env->err).  0 = ran to 'end'. */
+enum ax_error {
+	AX_ERR_NONE = 0,
+	AX_ERR_MEM,		/* ref* on an unreadable address */
+	AX_ERR_DIV0,		/* div/rem by zero */
+	AX_ERR_BUDGET,		/* step budget exhausted (backward jumps) */
+	AX_ERR_TRACE,		/* a trace helper failed (frame full) */
+	AX_ERR_REG,		/* reg N the context cannot supply */
+};
+
+/* One decoded instruction, produced by the verifier. */
+struct ax_insn {
+	u8 op;			/* enum ax_opcode */
+	u8 len;			/* bytes in the bytecode, operands included */
+	u16 depth;		/* stack depth before this insn executes */
+	u32 off;		/* byte offset in the bytecode */
+	u64 imm;		/* operand: constant (zero-extended), reg/tsv
+				 * number, ext/zero_ext bits, trace size, pick n;
+				 * for goto/if_goto: target *insn index* */
+};
+
+struct ax_prog {
+	struct ax_insn *insns;
+	u32 ninsns;
+	u32 max_depth;		/* deepest stack the program can reach */
+	bool backjump;		/* has a backward jump: step budget applies */
+	bool is_cond;		/* a condition: result matters */
+	u32 code_len;
+	u8 *code;		/* copy of the original bytecode */
+
+	/* filled by ax_jit_compile(); jit == NULL means "interpret" */
+	u64 (*jit)(struct ax_env *env);
+	void *jit_image;
+	u32 jit_size;
+};
+
+/*
+ * Evaluation environment of one hit.  The JIT addresses these fields
+ * directly (offsetof), so their layout is part of its contract.
+ */
+struct ax_env {
+	struct pt_regs *regs;	/* registers at the probe */
+	void *frame;		/* the frame under construction (hooks) */
+	void *tp;		/* the tracepoint being evaluated (hooks) */
+	u32 steps;		/* insns left when prog->backjump */
+	u32 err;		/* enum ax_error, 0 if none */
+	u64 err_pc;		/* bytecode offset of the failing insn */
+};
+
+/*
+ * Hooks the core calls for side effects.  Defined once by whoever links the
+ * core: the module (module/*.c) or a userspace test/tool.  They are plain
+ * functions (no function pointers) so the JIT can emit direct calls.
+ * Each returns 0 or a negative errno.
+ */
+int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size);	/* nofault */
+int ax_hook_trace(struct ax_env *env, u64 addr, u32 size, bool upto_nul);
+int ax_hook_getv(struct ax_env *env, u32 tsv, s64 *val);
+int ax_hook_setv(struct ax_env *env, u32 tsv, s64 val);
+int ax_hook_tracev(struct ax_env *env, u32 tsv);
+
+/*
+ * ax_verify - check and decode bytecode
+ * @code, @len:	the bytecode as gdb sent it
+ * @is_cond:	true for a condition (must leave a value at 'end')
+ * @out:	the decoded program on success (free with ax_prog_free())
+ * @log, @logsz: a one-line reason on failure, naming the offset
+ *		(e.g. "insn at 7: jump target 40 out of range")
+ *
+ * Returns 0 or -EINVAL (program refused), -ENOMEM, -EFAULT (internal bug).
+ */
+int ax_verify(const u8 *code, u32 len, bool is_cond, struct ax_prog **out,
+	      char *log, size_t logsz);
+void ax_prog_free(struct ax_prog *prog);
+
+/* Reference evaluation.  Returns the top of stack at 'end' (0 if empty). */
+u64 ax_interp(const struct ax_prog *prog, struct ax_env *env);
+
+/* Run the JIT image if there is one, else interpret. */
+static inline u64 ax_run(const struct ax_prog *prog, struct ax_env *env)
+{
+	env->err = 0;
+	if (prog->backjump)
+		env->steps = AX_STEP_BUDGET;
+	if (prog->jit)
+		return prog->jit(env);
+	return ax_interp(prog, env);
+}
+
+/* pt_regs slot of gdb register @regno (0..16), or -1. */
+int ax_reg_offset(unsigned int regno);
+
+#endif /* GTP_AX_H */

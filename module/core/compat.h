@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - the one place where the portable core differs between the
+ * kernel module and the userspace tests/tools.
+ *
+ * Everything under module/core/ and jit/ includes only this header (plus
+ * other core headers).  In the kernel it maps onto the kernel's own
+ * primitives; in userspace it provides the same names on top of libc and
+ * the GCC atomic builtins, so the same .c files compile unchanged in both
+ * (cf. kernel/bpf/disasm.c, tools/lib/bpf/relo_core.c).
+ *
+ * Rules for additions: keep it small, keep the names kernel names, and add
+ * to both halves in the same change.
+ */
+#ifndef GTP_COMPAT_H
+#define GTP_COMPAT_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/ptrace.h>
+#include <linux/compiler.h>
+#include <linux/minmax.h>
+#include <linux/bug.h>
+#include <linux/atomic.h>
+#include <asm/local.h>
+
+#define gtp_malloc(n)		kmalloc((n), GFP_KERNEL)
+#define gtp_zalloc(n)		kzalloc((n), GFP_KERNEL)
+#define gtp_free(p)		kfree(p)
+#define gtp_vzalloc(n)		vzalloc(n)
+#define gtp_vfree(p)		vfree(p)
+
+/* Reads on behalf of a user never fault: a bad address is an error code. */
+static inline int gtp_read_nofault(void *dst, u64 src, size_t n)
+{
+	return copy_from_kernel_nofault(dst, (const void *)(unsigned long)src, n)
+		? -EFAULT : 0;
+}
+
+#else /* userspace: tests and tools */
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <errno.h>
+#include <limits.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define barrier()		__asm__ __volatile__("" ::: "memory")
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define WARN_ON_ONCE(c)		({ int __c = !!(c); if (__c) fprintf(stderr, "WARN_ON_ONCE %s:%d\n", __FILE__, __LINE__); __c; })
+#ifndef min
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#endif
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define fallthrough		__attribute__((__fallthrough__))
+#define __maybe_unused		__attribute__((unused))
+#define scnprintf		snprintf_clamped
+
+static inline int snprintf_clamped(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static inline int snprintf_clamped(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	return (size_t)n >= size ? (int)size - 1 : n;
+}
+
+#define gtp_malloc(n)		malloc(n)
+#define gtp_zalloc(n)		calloc(1, (n))
+#define gtp_free(p)		free(p)
+#define gtp_vzalloc(n)		calloc(1, (n))
+#define gtp_vfree(p)		free(p)
+
+/* x86-64 struct pt_regs, field for field as in arch/x86/include/asm/ptrace.h */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx;
+	unsigned long r11, r10, r9, r8, ax, cx, dx, si, di;
+	unsigned long orig_ax, ip, cs, flags, sp, ss;
+};
+
+/*
+ * Userspace has no nofault copy: the test or tool that links the core
+ * supplies this (e.g. jit/gtp-ax.c serves only its --mem ranges).
+ */
+int gtp_read_nofault(void *dst, u64 src, size_t n);
+
+#endif /* __KERNEL__ */
+
+#endif /* GTP_COMPAT_H */
