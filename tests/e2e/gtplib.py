@@ -1,0 +1,85 @@
+"""Helpers for gtp's guest end-to-end tests (run inside the guest).
+
+Every test drives *stock gdb* against the real /proc/gtp of the running
+guest kernel; nothing here imitates the kernel side.
+"""
+import os
+import re
+import subprocess
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GTP_PY = os.path.join(REPO, "gdb-scripts", "gtp.py")
+TEST_KO = os.path.join(REPO, "tracepoints", "gtp_test.ko")
+GTP_KO = os.path.join(REPO, "module", "gtp.ko")
+
+
+class Timeout(AssertionError):
+    pass
+
+
+def _run(argv, timeout):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace")
+        raise Timeout("timed out after %ss: %s\n%s" % (timeout, argv, out))
+    return p.stdout.decode(errors="replace")
+
+
+def gdb(*cmds, timeout=120, args=()):
+    """Run stock gdb in batch mode with each of cmds as an -ex command."""
+    argv = ["gdb", "-nx", "-q", "-batch"] + list(args)
+    for c in cmds:
+        argv += ["-ex", c]
+    return _run(argv, timeout)
+
+
+def gdb_script(text, timeout=120, args=()):
+    """Run stock gdb in batch mode on a command file (python blocks allowed)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".gdb", dir="/tmp", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        return _run(["gdb", "-nx", "-q", "-batch"] + list(args) + ["-x", path], timeout)
+    finally:
+        os.unlink(path)
+
+
+def sh(cmd, timeout=300):
+    """Run a shell command in the guest; raise with its output if it fails."""
+    p = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL, timeout=timeout)
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != 0:
+        raise AssertionError("command failed (%d): %s\n%s" % (p.returncode, cmd, out))
+    return out
+
+
+def ksym(name):
+    """Address of a symbol from /proc/kallsyms (first match)."""
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[2] == name:
+                return int(parts[0], 16)
+    raise AssertionError("symbol %s not in /proc/kallsyms" % name)
+
+
+def expect(text, regex, flags=re.M):
+    """Assert that regex matches somewhere in text; return the match."""
+    m = re.search(regex, text, flags)
+    if not m:
+        raise AssertionError("expected /%s/ in output:\n%s" % (regex, text))
+    return m
+
+
+def expect_not(text, regex, flags=re.M):
+    m = re.search(regex, text, flags)
+    if m:
+        raise AssertionError("unexpected /%s/ (%r) in output:\n%s" % (regex, m.group(0), text))
+
+
+def dmesg():
+    return sh("dmesg")

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Run gtp's guest end-to-end tests (inside the guest, see tests/vm/run).
+
+    python3 tests/e2e/run.py [SUBSTRING...]
+
+Runs every test_* function of tests/e2e/test_*.py in file order (only
+those whose "file::name" contains one of the SUBSTRINGs, if given), prints
+TAP, checks the kernel log after each test for oopses and warnings, and
+ends with the line "N passed, N failed".  Exit status 1 if any failed.
+"""
+import glob
+import importlib.util
+import os
+import re
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gtplib  # noqa: E402
+
+BAD = re.compile(r"Oops|BUG:|WARNING:|general protection|Call Trace|RIP:")
+
+
+def collect(filters):
+    tests = []
+    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+        name = os.path.basename(path)[:-3]
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        fns = [(k, v) for k, v in vars(mod).items()
+               if k.startswith("test_") and callable(v)]
+        fns.sort(key=lambda kv: kv[1].__code__.co_firstlineno)
+        for k, v in fns:
+            full = "%s::%s" % (name, k)
+            if not filters or any(f in full for f in filters):
+                tests.append((full, v))
+    return tests
+
+
+def main():
+    tests = collect(sys.argv[1:])
+    print("TAP version 13")
+    print("1..%d" % len(tests), flush=True)
+    passed = failed = 0
+    log_seen = len(gtplib.dmesg().splitlines())
+    for i, (name, fn) in enumerate(tests, 1):
+        t0 = time.time()
+        err = None
+        try:
+            fn()
+        except Exception:
+            err = traceback.format_exc()
+        log = gtplib.dmesg().splitlines()
+        new = log[log_seen:]
+        log_seen = len(log)
+        if err is None and any(BAD.search(l) for l in new):
+            err = "kernel log reports a problem:\n" + "\n".join(new[-80:])
+        dt = time.time() - t0
+        if err is None:
+            passed += 1
+            print("ok %d - %s (%.1fs)" % (i, name, dt), flush=True)
+        else:
+            failed += 1
+            print("not ok %d - %s (%.1fs)" % (i, name, dt))
+            for line in err.rstrip().splitlines():
+                print("# " + line)
+            sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    return 1 if failed or not tests else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
