@@ -12,6 +12,15 @@
  * (3,2)...  Reading /proc/gtp_test prints "calls=N cycles=C" for the last
  * run, C being TSC cycles around the whole loop: benchmarks divide by N.
  *
+ * Benchmark baselines (the floors gtp is compared against) are switched by
+ * writing a word instead of a number:
+ *
+ *	echo kprobe > /proc/gtp_test	an empty kprobe pre-handler on
+ *					gtp_test_function (any kprobe tool's floor)
+ *	echo tpprobe > /proc/gtp_test	an empty probe on gtp_test_event (any
+ *					static tracepoint tool's floor)
+ *	echo off > /proc/gtp_test	remove both
+ *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
  * mirror the loop's state, for conditions on globals).
@@ -23,6 +32,7 @@
 #include <linux/uaccess.h>
 #include <linux/kstrtox.h>
 #include <linux/mutex.h>
+#include <linux/kprobes.h>
 #include <asm/msr.h>
 
 #define CREATE_TRACE_POINTS
@@ -48,6 +58,62 @@ noinline int gtp_test_function(int counter1, int counter2)
 }
 EXPORT_SYMBOL_GPL(gtp_test_function);
 
+static int bare_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static struct kprobe bare_kprobe = {
+	.symbol_name = "gtp_test_function",
+	.pre_handler = bare_pre_handler,
+};
+static bool bare_kprobe_on;
+
+static void bare_tp_probe(void *data, int counter1, int counter2)
+{
+}
+
+static bool bare_tp_on;
+
+static void baselines_off(void)
+{
+	if (bare_kprobe_on) {
+		unregister_kprobe(&bare_kprobe);
+		/* a kprobe can be registered again only from a clean struct */
+		bare_kprobe.addr = NULL;
+		bare_kprobe.flags = 0;
+		bare_kprobe_on = false;
+	}
+	if (bare_tp_on) {
+		unregister_trace_gtp_test_event(bare_tp_probe, NULL);
+		tracepoint_synchronize_unregister();
+		bare_tp_on = false;
+	}
+}
+
+/* Handle a baseline command; -EINVAL if @cmd is not one. */
+static int baseline_command(const char *cmd)
+{
+	int ret = 0;
+
+	if (sysfs_streq(cmd, "off")) {
+		baselines_off();
+	} else if (sysfs_streq(cmd, "kprobe")) {
+		if (!bare_kprobe_on) {
+			ret = register_kprobe(&bare_kprobe);
+			bare_kprobe_on = !ret;
+		}
+	} else if (sysfs_streq(cmd, "tpprobe")) {
+		if (!bare_tp_on) {
+			ret = register_trace_gtp_test_event(bare_tp_probe, NULL);
+			bare_tp_on = !ret;
+		}
+	} else {
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
 static void gtp_test_loop(unsigned long n)
 {
 	unsigned long i;
@@ -70,16 +136,24 @@ static void gtp_test_loop(unsigned long n)
 static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
+	char buf[32];
 	unsigned long n;
 	int ret;
 
-	ret = kstrtoul_from_user(ubuf, count, 0, &n);
-	if (ret)
-		return ret;
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
 	mutex_lock(&gtp_test_lock);
-	gtp_test_loop(n);
+	ret = kstrtoul(strim(buf), 0, &n);
+	if (!ret)
+		gtp_test_loop(n);
+	else
+		ret = baseline_command(buf);
 	mutex_unlock(&gtp_test_lock);
-	return count;
+	return ret ? ret : count;
 }
 
 static ssize_t gtp_test_read(struct file *file, char __user *ubuf,
@@ -113,6 +187,7 @@ static int __init gtp_test_init(void)
 static void __exit gtp_test_exit(void)
 {
 	remove_proc_entry("gtp_test", NULL);
+	baselines_off();
 }
 
 module_init(gtp_test_init);
