@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - gtp.ko: /proc/gtp, the file gdb opens with "target remote".
+ *
+ * gdb treats the path as a serial line (protocol reference 5.2): it writes
+ * packets and acks, select()s, then read()s the answers.  So the file keeps
+ * two streams: write() feeds the RSP parser, which answers synchronously
+ * into an output queue, and read() drains that queue.  read() blocks until
+ * output exists and never returns 0 while the file is open (0 is EOF to
+ * gdb: "Remote connection closed"); poll() reports exactly what read() and
+ * write() would do.  The tty ioctls gdb issues (tcgetattr, tcsetattr,
+ * tcflush) succeed as no-ops so that gdb prints no warnings.
+ *
+ * Only one connection exists at a time: the protocol state (no-ack mode,
+ * selected frame) is per connection.  All packet handling runs under
+ * gtp_mutex, which also serialises against module init/exit.
+ */
+#define pr_fmt(fmt) "gtp: " fmt
+
+#include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/poll.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/capability.h>
+#include <linux/sched/signal.h>
+
+#include "packets.h"
+#include "trace.h"
+#include "gtp_glue.h"
+
+#define GTP_IO_CHUNK	4096
+
+struct gtp_file {
+	struct gtp_conn *gc;
+	char buf[GTP_IO_CHUNK];		/* bounce buffer for user copies */
+};
+
+DEFINE_MUTEX(gtp_mutex);
+static DECLARE_WAIT_QUEUE_HEAD(gtp_wait);
+static atomic_t gtp_open_count = ATOMIC_INIT(0);
+static bool gtp_exiting;		/* module exit: wake and refuse */
+
+static struct proc_dir_entry *gtp_proc;
+
+/* Lockless hints for wait conditions; re-checked under gtp_mutex. */
+static size_t gtp_pending;
+static bool gtp_room = true;
+
+static void gtp_update_hints(struct gtp_conn *gc)
+{
+	lockdep_assert_held(&gtp_mutex);
+	WRITE_ONCE(gtp_pending, rsp_out_pending(&gc->rsp));
+	WRITE_ONCE(gtp_room, rsp_out_has_room(&gc->rsp));
+}
+
+static int gtp_open(struct inode *inode, struct file *file)
+{
+	struct gtp_file *f;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (atomic_cmpxchg(&gtp_open_count, 0, 1))
+		return -EBUSY;
+	if (!try_module_get(THIS_MODULE)) {
+		atomic_set(&gtp_open_count, 0);
+		return -ENODEV;
+	}
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		goto err_put;
+	mutex_lock(&gtp_mutex);
+	f->gc = gtp_conn_open();
+	if (f->gc)
+		gtp_update_hints(f->gc);
+	mutex_unlock(&gtp_mutex);
+	if (!f->gc)
+		goto err_free;
+
+	file->private_data = f;
+	return stream_open(inode, file);
+
+err_free:
+	kfree(f);
+err_put:
+	module_put(THIS_MODULE);
+	atomic_set(&gtp_open_count, 0);
+	return -ENOMEM;
+}
+
+static int gtp_release(struct inode *inode, struct file *file)
+{
+	struct gtp_file *f = file->private_data;
+
+	mutex_lock(&gtp_mutex);
+	gtp_conn_close(f->gc);
+	mutex_unlock(&gtp_mutex);
+	kfree(f);
+	atomic_set(&gtp_open_count, 0);
+	module_put(THIS_MODULE);
+	return 0;
+}
+
+/* Wait until the output queue has room to start another packet. */
+static int gtp_wait_room(struct file *file)
+{
+	if (file->f_flags & O_NONBLOCK)
+		return -EAGAIN;
+	return wait_event_interruptible(gtp_wait,
+			READ_ONCE(gtp_room) || READ_ONCE(gtp_exiting));
+}
+
+static ssize_t gtp_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	struct gtp_file *f = file->private_data;
+	size_t done = 0;
+	int ret = 0;
+
+	while (done < count) {
+		size_t n = min_t(size_t, count - done, GTP_IO_CHUNK), used;
+
+		if (copy_from_user(f->buf, ubuf + done, n))
+			return done ? done : -EFAULT;
+		mutex_lock(&gtp_mutex);
+		used = rsp_feed(&f->gc->rsp, f->buf, n);
+		gtp_update_hints(f->gc);
+		mutex_unlock(&gtp_mutex);
+		wake_up_interruptible(&gtp_wait);
+		done += used;
+		if (used < n) {
+			/* The reader must drain replies first. */
+			ret = gtp_wait_room(file);
+			if (ret || READ_ONCE(gtp_exiting))
+				break;
+		}
+	}
+	if (done)
+		return done;
+	return ret ? ret : -ENODEV;
+}
+
+static ssize_t gtp_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	struct gtp_file *f = file->private_data;
+	size_t n;
+	int ret;
+
+	if (!count)
+		return 0;
+	for (;;) {
+		mutex_lock(&gtp_mutex);
+		n = rsp_out_read(&f->gc->rsp, f->buf,
+				 min_t(size_t, count, GTP_IO_CHUNK));
+		gtp_update_hints(f->gc);
+		mutex_unlock(&gtp_mutex);
+		if (n)
+			break;
+		if (READ_ONCE(gtp_exiting))
+			return 0;	/* the module is going: real EOF */
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(gtp_wait,
+				READ_ONCE(gtp_pending) || READ_ONCE(gtp_exiting));
+		if (ret)
+			return ret;
+	}
+	wake_up_interruptible(&gtp_wait);	/* writers waiting for room */
+	if (copy_to_user(ubuf, f->buf, n))
+		return -EFAULT;
+	return n;
+}
+
+static __poll_t gtp_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &gtp_wait, wait);
+	if (READ_ONCE(gtp_pending))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(gtp_room))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (READ_ONCE(gtp_exiting))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+/*
+ * gdb sets the "serial line" raw with tcgetattr/tcsetattr and flushes it
+ * with tcflush.  Saying yes to every ioctl keeps gdb quiet; there is no
+ * line to configure.
+ */
+static long gtp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return 0;
+}
+
+static const struct proc_ops gtp_proc_ops = {
+	.proc_open		= gtp_open,
+	.proc_release		= gtp_release,
+	.proc_read		= gtp_read,
+	.proc_write		= gtp_write,
+	.proc_poll		= gtp_poll,
+	.proc_ioctl		= gtp_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl	= gtp_ioctl,
+#endif
+	.proc_lseek		= no_llseek,
+};
+
+int __weak gtp_kprobe_init(void) { return 0; }
+void __weak gtp_kprobe_exit(void) { }
+int __weak gtp_static_tp_init(void) { return 0; }
+void __weak gtp_static_tp_exit(void) { }
+
+/* Register every area's packets, core first. */
+static int gtp_glue_init(void)
+{
+	int ret;
+
+	gtp_packets_init();
+	gtp_trace_init();
+	ret = gtp_kprobe_init();
+	if (ret)
+		return ret;
+	ret = gtp_static_tp_init();
+	if (ret)
+		gtp_kprobe_exit();
+	return ret;
+}
+
+/* Stop every probe before the code they call goes away. */
+static void gtp_glue_exit(void)
+{
+	gtp_static_tp_exit();
+	gtp_kprobe_exit();
+}
+
+static int __init gtp_init(void)
+{
+	int ret;
+
+	mutex_lock(&gtp_mutex);
+	ret = gtp_glue_init();
+	mutex_unlock(&gtp_mutex);
+	if (ret)
+		return ret;
+
+	gtp_proc = proc_create("gtp", 0600, NULL, &gtp_proc_ops);
+	if (!gtp_proc) {
+		pr_err("cannot create /proc/gtp\n");
+		ret = -ENOMEM;
+		goto err_glue;
+	}
+	pr_info("ready: gdb -ex 'target remote /proc/gtp'\n");
+	return 0;
+
+err_glue:
+	mutex_lock(&gtp_mutex);
+	gtp_glue_exit();
+	mutex_unlock(&gtp_mutex);
+	return ret;
+}
+
+static void __exit gtp_exit(void)
+{
+	WRITE_ONCE(gtp_exiting, true);
+	wake_up_interruptible_all(&gtp_wait);
+	proc_remove(gtp_proc);
+
+	mutex_lock(&gtp_mutex);
+	gtp_glue_exit();
+	mutex_unlock(&gtp_mutex);
+}
+
+module_init(gtp_init);
+module_exit(gtp_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("gtp: GDB tracepoints for the Linux kernel over /proc/gtp");
