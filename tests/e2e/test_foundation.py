@@ -1,0 +1,141 @@
+"""Foundation: stock gdb connects to /proc/gtp and reads the live kernel.
+
+Runs inside the guest (tests/vm/run) with gtp.ko loaded.
+"""
+import errno
+import os
+import stat
+
+from gtplib import gdb, gdb_script, expect, expect_not, ksym
+
+TARGET = "target remote /proc/gtp"
+
+
+def test_proc_file_mode():
+    st = os.stat("/proc/gtp")
+    assert stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
+    assert st.st_uid == 0
+
+
+def test_tstatus_not_run():
+    out = gdb(TARGET, "tstatus")
+    expect(out, r"^No trace has been run on the target\.$")
+    expect(out, r"Collected 0 trace frames\.")
+    # gdb's serial layer got answers to its tty ioctls: no warnings.
+    expect_not(out, r"tty_state failed|Inappropriate ioctl")
+    expect_not(out, r"Remote connection closed|Bogus|Malformed")
+
+
+def test_architecture_from_target_xml():
+    # No vmlinux loaded: the target description must tell gdb it is x86-64.
+    out = gdb(TARGET, "show architecture", "show osabi", "info registers rip")
+    expect(out, r'currently "i386:x86-64"')
+    expect(out, r'currently "GNU/Linux"')
+    expect(out, r"^rip\s+0x0\s")
+
+
+def test_read_linux_banner():
+    addr = ksym("linux_banner")
+    out = gdb(TARGET, "x/s 0x%x" % addr)
+    m = expect(out, r'0x%x[^:]*:\s+"(Linux version [^"]*)' % addr)
+    with open("/proc/version") as f:
+        version = f.read()
+    # The string gdb read is the kernel's own banner.
+    assert version.startswith(m.group(1)[:40]), (m.group(1), version)
+
+
+def test_unreadable_address():
+    out = gdb(TARGET, "x/4xb 0", "x/4xb 0xffffffffffff0000")
+    expect(out, r"Cannot access memory at address 0x0\b")
+    expect(out, r"Cannot access memory at address 0xffffffffffff0000")
+
+
+def test_second_opener_gets_ebusy():
+    # While gdb holds /proc/gtp, open it from a gdb `shell` command.
+    probe = ("import errno\n"
+             "try:\n"
+             "    open('/proc/gtp', 'r+b', buffering=0)\n"
+             "    print('OPENED')\n"
+             "except OSError as e:\n"
+             "    print('ERRNO', errno.errorcode[e.errno])\n")
+    with open("/tmp/gtp_open_probe.py", "w") as f:
+        f.write(probe)
+    out = gdb(TARGET, "shell python3 /tmp/gtp_open_probe.py", "tstatus")
+    expect(out, r"^ERRNO EBUSY$")
+    # The first connection is unharmed by the refused open.
+    expect(out, r"No trace has been run on the target\.")
+    # And after gdb is gone, the file can be opened again.
+    fd = os.open("/proc/gtp", os.O_RDWR)
+    os.close(fd)
+
+
+def test_detach_and_reconnect():
+    out = gdb_script("\n".join([
+        TARGET,
+        "tstatus",
+        "detach",
+        TARGET,
+        "tstatus",
+        "detach",
+        TARGET,
+        "x/s 0x%x" % ksym("linux_banner"),
+        "detach",
+    ]))
+    assert out.count("No trace has been run on the target.") == 2, out
+    assert out.count("Detaching from program") + \
+        out.count("[Inferior 1 (Remote target) detached]") >= 3, out
+    expect(out, r'"Linux version')
+    expect_not(out, r"Remote connection closed|EBUSY|Device or resource busy")
+
+
+def test_quit_detaches():
+    # qAttached=1: quitting detaches (D) rather than killing; the next
+    # session connects at once.
+    gdb(TARGET, "tstatus")
+    out = gdb(TARGET, "tstatus")
+    expect(out, r"No trace has been run on the target\.")
+
+
+def test_read_blocks_and_poll_is_honest():
+    # Raw protocol: nothing to read before a packet; a reply after it.
+    import select
+    fd = os.open("/proc/gtp", os.O_RDWR | os.O_NONBLOCK)
+    try:
+        r, w, _ = select.select([fd], [fd], [], 0)
+        assert r == [] and w == [fd], (r, w)
+        try:
+            os.read(fd, 100)
+            raise AssertionError("read succeeded on an empty queue")
+        except BlockingIOError:
+            pass
+        os.write(fd, b"$?#3f")
+        r, _, _ = select.select([fd], [], [], 5)
+        assert r == [fd]
+        data = b""
+        while not data.endswith(b"#b8"):
+            data += os.read(fd, 100)
+        assert data == b"+$S05#b8", data
+        # A bad checksum is refused with '-' and not acted on.
+        os.write(fd, b"$?#00")
+        assert os.read(fd, 100) == b"-"
+    finally:
+        os.close(fd)
+
+
+def test_not_root_refused():
+    # Without CAP_SYS_ADMIN, open fails even though we own nothing else.
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                os.open("/proc/gtp", os.O_RDWR)
+                code = 1
+            except PermissionError:
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0, status
