@@ -57,7 +57,42 @@ enum ax_error {
 	AX_ERR_BUDGET,		/* step budget exhausted (backward jumps) */
 	AX_ERR_TRACE,		/* a trace helper failed (frame full) */
 	AX_ERR_REG,		/* reg N the context cannot supply */
+	AX_ERR_TSV,		/* getv/setv: the hook refused the variable */
+	AX_ERR_INTERNAL,	/* an insn ax_verify() should have refused */
 };
+
+/*
+ * Evaluation semantics where C or gdb leave a choice.  ax_interp() defines
+ * them and the JIT must produce the same result, env->err and env->err_pc.
+ *
+ *  - On any error: evaluation stops at the failing insn, env->err is set,
+ *    env->err_pc = that insn's bytecode offset, and the return value is 0.
+ *    Hook side effects of earlier insns (trace, setv) are not undone.
+ *  - Shifts (lsh, rsh_signed, rsh_unsigned): the count is b & 63, as the
+ *    x86 shl/sar/shr instructions do.  So "x lsh 64" = x, "x lsh 65" = x << 1.
+ *  - div_signed/rem_signed: b == 0 -> AX_ERR_DIV0.  INT64_MIN / -1 is
+ *    INT64_MIN (wraps), INT64_MIN % -1 is 0 (no trap).  Quotients truncate
+ *    toward zero, the remainder has the sign of the dividend (C99).
+ *    div_unsigned/rem_unsigned: b == 0 -> AX_ERR_DIV0.
+ *  - ext n (1..64, verified): n == 64 is a no-op, else sign-extend bit n-1.
+ *    zero_ext n (1..64): n == 64 is a no-op, else keep the low n bits.
+ *  - Comparisons and log_not push 1 or 0.  const* are zero-extended.
+ *  - tracev pushes nothing; setv leaves its value on the stack.
+ *  - ref8..ref64: ax_hook_read() of 1/2/4/8 bytes in target (little-endian)
+ *    byte order, zero-extended; a failed read -> AX_ERR_MEM.
+ *  - trace/tracenz: the size on the stack is a u64; above U32_MAX the insn
+ *    stops with AX_ERR_TRACE without calling the hook.  trace_quick/trace16
+ *    pass their operand (0 is allowed: flexible array members).  Any hook
+ *    failure (trace, tracev) -> AX_ERR_TRACE; getv/setv -> AX_ERR_TSV.
+ *  - reg N with env->regs == NULL -> AX_ERR_REG.
+ *  - Step budget (only when prog->backjump; ax_run() sets env->steps =
+ *    AX_STEP_BUDGET): a *taken* backward jump from insn index j to target
+ *    index t (t <= j) costs span = j - t + 1 steps.  If env->steps < span
+ *    the jump stops with AX_ERR_BUDGET (err_pc = the jump), else
+ *    env->steps -= span.  Forward jumps and straight-line code cost
+ *    nothing; so an evaluation runs at most AX_STEP_BUDGET + ninsns insns.
+ *  - Result: the top of stack at 'end', or 0 when the stack is empty.
+ */
 
 /* One decoded instruction, produced by the verifier. */
 struct ax_insn {
@@ -100,8 +135,9 @@ struct ax_env {
 
 /*
  * Hooks the core calls for side effects.  Defined once by whoever links the
- * core: the module (module/*.c) or a userspace test/tool.  They are plain
- * functions (no function pointers) so the JIT can emit direct calls.
+ * core: the module (the glue in module/) or a userspace test/tool.  They
+ * are plain functions (no function pointers) so the JIT can emit direct
+ * calls.
  * Each returns 0 or a negative errno.
  */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size);	/* nofault */
@@ -124,7 +160,10 @@ int ax_verify(const u8 *code, u32 len, bool is_cond, struct ax_prog **out,
 	      char *log, size_t logsz);
 void ax_prog_free(struct ax_prog *prog);
 
-/* Reference evaluation.  Returns the top of stack at 'end' (0 if empty). */
+/*
+ * Reference evaluation.  Returns the top of stack at 'end' (0 if empty, 0 on
+ * error).  Uses env->steps as left by the caller: call it through ax_run().
+ */
 u64 ax_interp(const struct ax_prog *prog, struct ax_env *env);
 
 /* Run the JIT image if there is one, else interpret. */

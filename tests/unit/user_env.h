@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * user_env.h - a userspace world for the portable core: fake memory, a
+ * recording frame and trace state variables.
+ *
+ * Linked into every unit test and into jit/tool/gtp-ax.  It implements
+ * what the module implements in the kernel:
+ *
+ *   gtp_read_nofault()	reads only from registered regions; any byte
+ *			outside them faults (-EFAULT), like a bad kernel
+ *			pointer.  This is gtp-ax's --mem ADDR=HEX model.
+ *   ax_hook_read()	= gtp_read_nofault()
+ *   ax_hook_trace()	appends a trace record (addr, size asked, the
+ *			readable prefix of the bytes); unreadable memory is
+ *			not an error (the rest is "unavailable"), only a
+ *			full frame is (-ENOSPC)
+ *   ax_hook_tracev()	appends a (tsv, value) record
+ *   ax_hook_getv/setv()	an array of USER_ENV_NR_TSV variables, all 0
+ *			after user_env_reset(); others are -EINVAL
+ *
+ * All state is global and single-threaded; user_env_reset() returns it to
+ * empty (no regions, no records, variables 0, no record limit).
+ */
+#ifndef GTP_USER_ENV_H
+#define GTP_USER_ENV_H
+
+#include "ax.h"
+
+#define USER_ENV_MAX_REGIONS	64
+#define USER_ENV_MAX_TRACES	256	/* trace + tracev records per frame */
+#define USER_ENV_TRACE_BYTES	65536	/* recorded bytes per frame */
+#define USER_ENV_NR_TSV		256	/* getv/setv/tracev 0..255 */
+
+/* One trace/trace_quick/trace16/tracenz call. */
+struct user_env_trace {
+	u64 addr;
+	u32 size;	/* size asked for (tracenz: the upper bound) */
+	u32 len;	/* bytes recorded: the readable prefix of [addr, +size),
+			 * for tracenz cut after the first NUL */
+	bool upto_nul;	/* from tracenz */
+	const u8 *data;	/* the len recorded bytes */
+};
+
+/* One tracev call: the variable's value when it ran. */
+struct user_env_tracev {
+	u32 tsv;
+	s64 val;
+};
+
+/* Forget all regions, records and variable values; lift the limit. */
+void user_env_reset(void);
+
+/*
+ * Make @len bytes readable at @addr, with the contents of @bytes (copied).
+ * Later regions win where they overlap earlier ones.  Returns 0, -EINVAL
+ * (range wraps around), -ENOSPC or -ENOMEM.
+ */
+int user_env_add_region(u64 addr, const void *bytes, size_t len);
+
+/* Set gdb register @regno (0..16, see ax_reg_offset()); -EINVAL if bad. */
+int user_env_set_reg(struct pt_regs *regs, unsigned int regno, u64 val);
+
+/* Trace state variables, as getv/setv see them. -EINVAL if out of range. */
+int user_env_set_tsv(u32 tsv, s64 val);
+s64 user_env_tsv(u32 tsv);
+
+/*
+ * Let only @nr more trace/tracev records succeed (the frame is "full"
+ * after that and the hooks return -ENOSPC): how tests reach AX_ERR_TRACE.
+ */
+void user_env_set_trace_limit(unsigned int nr);
+
+/* What the program recorded since the last reset, in order. */
+unsigned int user_env_nr_traces(void);
+const struct user_env_trace *user_env_trace(unsigned int i);
+unsigned int user_env_nr_tracevs(void);
+const struct user_env_tracev *user_env_tracev(unsigned int i);
+
+/* Number of ax_hook_read() calls since the last reset. */
+unsigned int user_env_nr_reads(void);
+
+#endif /* GTP_USER_ENV_H */
