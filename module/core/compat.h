@@ -30,6 +30,11 @@
 #include <linux/bug.h>
 #include <linux/atomic.h>
 #include <asm/local.h>
+#include <linux/cache.h>
+#include <asm/msr.h>
+
+/* ring.c: timestamps are raw TSC reads (synchronized across CPUs on x86-64). */
+#define gtp_tsc()		rdtsc()
 
 #define gtp_malloc(n)		kmalloc((n), GFP_KERNEL)
 #define gtp_zalloc(n)		kzalloc((n), GFP_KERNEL)
@@ -103,6 +108,78 @@ static inline int snprintf_clamped(char *buf, size_t size, const char *fmt, ...)
 	if (n < 0)
 		return 0;
 	return (size_t)n >= size ? (int)size - 1 : n;
+}
+
+/*
+ * ring.c: local_t (atomic only against interrupts -- here: signal handlers
+ * -- on the owning CPU/thread, as the kernel's asm/local.h: no lock prefix)
+ * and atomic_long_t (SMP-safe), with the kernel's names and argument order.
+ */
+#ifndef ____cacheline_aligned
+#define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#endif
+typedef struct { long a; } local_t;
+typedef struct { long counter; } atomic_long_t;
+#define LOCAL_INIT(i)		{ (i) }
+#define local_read(l)		READ_ONCE((l)->a)
+#define local_set(l, i)		WRITE_ONCE((l)->a, (i))
+#if defined(__x86_64__)
+static inline void local_add(long i, local_t *l)
+{
+	__asm__ __volatile__("addq %1,%0" : "+m"(l->a) : "er"(i) : "memory");
+}
+static inline long local_add_return(long i, local_t *l)
+{
+	long r = i;
+
+	__asm__ __volatile__("xaddq %0,%1" : "+r"(r), "+m"(l->a) : : "memory");
+	return r + i;
+}
+static inline long local_cmpxchg(local_t *l, long old, long new)
+{
+	__asm__ __volatile__("cmpxchgq %2,%1"
+			     : "+a"(old), "+m"(l->a) : "r"(new) : "memory");
+	return old;
+}
+#include <x86intrin.h>
+#define gtp_tsc()		((u64)__rdtsc())
+#else
+static inline void local_add(long i, local_t *l)
+{
+	__atomic_fetch_add(&l->a, i, __ATOMIC_RELAXED);
+}
+static inline long local_add_return(long i, local_t *l)
+{
+	return __atomic_add_fetch(&l->a, i, __ATOMIC_RELAXED);
+}
+static inline long local_cmpxchg(local_t *l, long old, long new)
+{
+	__atomic_compare_exchange_n(&l->a, &old, new, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	return old;
+}
+#include <time.h>
+static inline u64 gtp_tsc(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+#endif
+#define local_inc(l)		local_add(1, (l))
+#define local_sub(i, l)		local_add(-(long)(i), (l))
+#define atomic_long_read(v)	READ_ONCE((v)->counter)
+#define atomic_long_set(v, i)	WRITE_ONCE((v)->counter, (i))
+static inline long atomic_long_cmpxchg(atomic_long_t *v, long old, long new)
+{
+	__atomic_compare_exchange_n(&v->counter, &old, new, 0,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return old;
+}
+static inline long atomic_long_add_return(long i, atomic_long_t *v)
+{
+	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
 
 #define gtp_malloc(n)		malloc(n)
