@@ -25,4 +25,15 @@ void *gtp_exec_alloc(size_t size);		/* RW, not executable */
 int gtp_exec_seal(void *image, size_t size);	/* -> RO + X */
 void gtp_exec_free(void *image, size_t size);
 
+/*
+ * Module side only (module/exec_mem.c): gtp_exec_init() from module init
+ * (resolves the allocator; 0 even when the JIT ends up disabled),
+ * gtp_exec_exit() from module exit after every image is freed.
+ * gtp_jit_enabled() is false with the 'jit=0' parameter or without
+ * executable memory: then tracepoints are interpreted.
+ */
+int gtp_exec_init(void);
+void gtp_exec_exit(void);
+bool gtp_jit_enabled(void);
+
 #endif /* GTP_JIT_H */

@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codegen.c - x86-64 code generation from the optimized IR.
+ *
+ * Calling convention (SysV): u64 fn(struct ax_env *env), env in rdi, the
+ * condition's value returned in rax.
+ *
+ * Register map.  Stack slot i lives in jit_slot_reg[i] (i < 5), else in the
+ * frame at [rsp + 8 * i]:
+ *
+ *   slot 0..4   rax rsi r8 r9 r10    (caller-saved: leaf code saves nothing)
+ *   scratch     rcx rdx              (shift counts, div, memory operands)
+ *   env         rdi  (leaf)  | rbx   (framed: survives hook calls)
+ *   env->regs   r11  (leaf)  | rbp   (framed), loaded once when used
+ *
+ * A program is "leaf" when it calls no hook and fits in the five slot
+ * registers: then there is no prologue, no frame and no memory traffic but
+ * the pt_regs loads (the paper's Table 3 condition compiles to 12 insns).
+ * Otherwise it is "framed":
+ *
+ *   push rbx; push rbp; sub rsp, F     F = 8 * (max_depth + 1), rounded
+ *   [rsp + 8 * i]        home of slot i (spilled around hook calls)
+ *   [rsp + 8 * max_depth] scratch: the hooks' out-parameter, div spill
+ *
+ * and each hook call spills the register-resident slots to their homes,
+ * calls, tests the hook's return value, and reloads.
+ *
+ * Errors (div by zero, failing hooks, a missing register, the step budget)
+ * jump to out-of-line stubs after the body that store env->err and
+ * env->err_pc and return 0, exactly like ax_interp().
+ *
+ * Layout converges like the kernel's BPF JIT: pass 0 emits every branch and
+ * call in its long form to size the image; later passes pick rel8 branches
+ * and rel32 calls from the previous pass's addrs[], which only shrinks the
+ * code, until two passes agree.  Each insn is emitted into temp[] first and
+ * size-checked before it is copied out.
+ */
+#include "jit.h"
+#include "jit_internal.h"
+#include "x86_emit.h"
+
+const u8 jit_slot_reg[JIT_NR_SLOT_REGS] = {
+	X86_RAX, X86_RSI, X86_R8, X86_R9, X86_R10,
+};
+
+#define JIT_MAX_INSN	256	/* bytes one IR insn may need (checked) */
+#define JIT_MAX_PASSES	20
+#define ENV_OFF(f)	((s32)offsetof(struct ax_env, f))
+
+enum stub_kind {
+	STUB_ERR,	/* env->err = code, env->err_pc = pc, return 0 */
+	STUB_BUDGET,	/* the step budget ran out inside a chunk */
+};
+
+struct jit_stub {
+	u8 kind;
+	u8 code;	/* enum ax_error */
+	u32 pc;		/* STUB_ERR: bytecode offset; BUDGET: first insn */
+	u32 n;		/* STUB_BUDGET: insns in the chunk */
+};
+
+struct jit_ctx {
+	const struct jit_ir *ir;
+	bool framed;
+	bool uses_regs;
+	int env;		/* register holding env */
+	int regs;		/* register holding env->regs */
+	s32 frame;		/* bytes subtracted from rsp */
+	s32 scratch;		/* [rsp + scratch]: 8 bytes for hooks */
+	u8 *image;		/* final address, NULL in pass 0 */
+	u32 image_size;		/* allocated bytes (calls decide on it) */
+	u8 *out;		/* where this pass writes, NULL to measure */
+	u32 *addrs;		/* start offset of insn i, this pass */
+	u32 *prev_addrs;	/* same, previous pass (NULL in pass 0) */
+	u32 *stub_addrs;
+	u32 *prev_stub_addrs;
+	struct jit_stub *stubs;
+	u32 nstubs, max_stubs;
+	u32 table_off;		/* insn offset table (budget stubs) */
+	u32 unit_prev;		/* previous-pass offset of the current unit */
+	u8 temp[JIT_MAX_INSN * 2];
+	int err;
+};
+
+static bool slot_in_reg(int s)
+{
+	return s < JIT_NR_SLOT_REGS;
+}
+
+static s32 slot_home(int s)
+{
+	return 8 * s;
+}
+
+/* The register holding slot @s: its own, or @tmp loaded from memory. */
+static int get_slot(u8 **pprog, int s, int tmp)
+{
+	if (slot_in_reg(s))
+		return jit_slot_reg[s];
+	emit_load(pprog, 8, false, tmp, X86_RSP, slot_home(s));
+	return tmp;
+}
+
+/* Where to compute a new value of slot @s before put_slot(). */
+static int dst_slot(int s, int tmp)
+{
+	return slot_in_reg(s) ? jit_slot_reg[s] : tmp;
+}
+
+/* Slot @s = register @r. */
+static void put_slot(u8 **pprog, int s, int r)
+{
+	if (slot_in_reg(s))
+		emit_mov_rr(pprog, jit_slot_reg[s], r);
+	else
+		emit_store(pprog, 8, X86_RSP, slot_home(s), r);
+}
+
+static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc, u32 n)
+{
+	struct jit_stub *st;
+
+	if (ctx->nstubs >= ctx->max_stubs) {
+		ctx->err = -EFAULT;
+		return 0;
+	}
+	st = &ctx->stubs[ctx->nstubs];
+	st->kind = kind;
+	st->code = code;
+	st->pc = pc;
+	st->n = n;
+	return ctx->nstubs++;
+}
+
+/*
+ * jmp/jcc from the current position to a previous-pass offset.  In pass 0
+ * nothing is known: the long form, displacement 0.  Later passes use the
+ * previous pass's layout for both ends; once two passes agree it is exact.
+ */
+static void emit_branch(struct jit_ctx *ctx, u8 **pprog, int cc, u32 tgt)
+{
+	u8 *prog = *pprog;
+	s64 here, disp;
+	bool known = ctx->prev_addrs != NULL;
+
+	here = (s64)ctx->unit_prev + (prog - ctx->temp);
+	if (cc < 0) {
+		disp = (s64)tgt - (here + X86_JMP8_LEN);
+		if (known && is_imm8(disp))
+			emit_jmp8(&prog, disp);
+		else
+			emit_jmp32(&prog, known ?
+				   (s32)(tgt - (here + X86_JMP32_LEN)) : 0);
+	} else {
+		disp = (s64)tgt - (here + X86_JCC8_LEN);
+		if (known && is_imm8(disp))
+			emit_jcc8(&prog, cc, disp);
+		else
+			emit_jcc32(&prog, cc, known ?
+				   (s32)(tgt - (here + X86_JCC32_LEN)) : 0);
+	}
+	*pprog = prog;
+}
+
+static void emit_jump_insn(struct jit_ctx *ctx, u8 **pprog, int cc, u32 idx)
+{
+	emit_branch(ctx, pprog, cc,
+		    ctx->prev_addrs ? ctx->prev_addrs[idx] : 0);
+}
+
+static void emit_jump_stub(struct jit_ctx *ctx, u8 **pprog, int cc, int k)
+{
+	emit_branch(ctx, pprog, cc,
+		    ctx->prev_stub_addrs ? ctx->prev_stub_addrs[k] : 0);
+}
+
+/* if (cc) goto error(code, this insn) */
+static void emit_error_if(struct jit_ctx *ctx, u8 **pprog, int cc, u8 code,
+			  const struct jit_insn *in)
+{
+	int k = add_stub(ctx, STUB_ERR, code, in->off, 0);
+
+	emit_jump_stub(ctx, pprog, cc, k);
+}
+
+static void emit_epilogue(struct jit_ctx *ctx, u8 **pprog)
+{
+	u8 *prog = *pprog;
+
+	if (ctx->framed) {
+		emit_alu_ri(&prog, X86_ADD, X86_RSP, ctx->frame);
+		emit_pop(&prog, X86_RBP);
+		emit_pop(&prog, X86_RBX);
+	}
+	emit_ret(&prog);
+	*pprog = prog;
+}
+
+static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
+{
+	u8 *prog = *pprog;
+
+	if (ctx->framed) {
+		/* push rbx; push rbp; sub rsp, F; mov rbx, rdi */
+		emit_push(&prog, X86_RBX);
+		emit_push(&prog, X86_RBP);
+		emit_alu_ri(&prog, X86_SUB, X86_RSP, ctx->frame);
+		emit_mov_rr(&prog, X86_RBX, X86_RDI);
+	}
+	if (ctx->uses_regs)
+		/* mov regs, [env + regs] */
+		emit_load(&prog, 8, false, ctx->regs, ctx->env,
+			  ENV_OFF(regs));
+	*pprog = prog;
+}
+
+static bool is_pow2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static u8 ilog2_u64(u64 v)
+{
+	u8 n = 0;
+
+	while (v >>= 1)
+		n++;
+	return n;
+}
+
+/* add/sub/and/or/xor/mul/cmp of slot lhs with the insn's right operand */
+static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
+			 const struct jit_insn *in, int alu, int l, int d)
+{
+	u8 *prog = *pprog;
+	int r;
+
+	switch (in->src) {
+	case JSRC_STACK:
+		r = get_slot(&prog, d - 1, X86_RCX);
+		if (alu < 0)
+			emit_imul_rr(&prog, l, r);
+		else
+			emit_alu_rr(&prog, alu, l, r);
+		break;
+	case JSRC_IMM:
+		if (alu < 0) {
+			if (is_pow2(in->imm))
+				/* x * 2^k: shl x, k */
+				emit_shift_imm(&prog, X86_SHL, l,
+					       ilog2_u64(in->imm));
+			else
+				emit_imul_rri(&prog, l, l, (s32)in->imm);
+		} else if (alu == X86_CMP && in->imm == 0) {
+			/* cmp x, 0 == test x, x: same flags, shorter */
+			emit_test_rr(&prog, l, l);
+		} else {
+			emit_alu_ri(&prog, alu, l, (s32)in->imm);
+		}
+		break;
+	default:	/* JSRC_REGS */
+		if (alu < 0)
+			emit_imul_rm(&prog, l, ctx->regs, in->imm);
+		else
+			emit_alu_rm(&prog, alu, l, ctx->regs, in->imm);
+		break;
+	}
+	*pprog = prog;
+}
+
+static int lhs_slot(const struct jit_insn *in)
+{
+	return in->src == JSRC_STACK ? in->depth - 2 : in->depth - 1;
+}
+
+static int alu_of(u8 op)
+{
+	switch (op) {
+	case AX_ADD: return X86_ADD;
+	case AX_SUB: return X86_SUB;
+	case AX_BIT_AND: return X86_AND;
+	case AX_BIT_OR: return X86_OR;
+	case AX_BIT_XOR: return X86_XOR;
+	case AX_MUL: return -1;
+	default: return X86_CMP;
+	}
+}
+
+static void emit_alu_op(struct jit_ctx *ctx, u8 **pprog,
+			const struct jit_insn *in)
+{
+	int s = lhs_slot(in);
+	int l = get_slot(pprog, s, X86_RDX);
+
+	emit_alu_src(ctx, pprog, in, alu_of(in->op), l, in->depth);
+	if (!slot_in_reg(s))
+		put_slot(pprog, s, l);
+}
+
+/* Patch a forward rel8 whose displacement byte is at @at to land here. */
+static void patch_rel8(u8 *at, u8 *here)
+{
+	*at = (u8)(here - (at + 1));
+}
+
+/*
+ * Shifts, with the interpreter's meaning for counts >= 64 (x86 masks the
+ * count to 6 bits): lsh/rsh_unsigned give 0, rsh_signed the sign.
+ */
+static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
+		       const struct jit_insn *in)
+{
+	u8 *prog = *pprog, *fix;
+	int s = lhs_slot(in);
+	int sh = in->op == AX_LSH ? X86_SHL :
+		 in->op == AX_RSH_SIGNED ? X86_SAR : X86_SHR;
+	int l = get_slot(&prog, s, X86_RDX), r;
+
+	if (in->src == JSRC_IMM) {
+		if (in->imm >= 64 && sh != X86_SAR)
+			emit_mov_imm(&prog, l, 0);
+		else if (in->imm)
+			emit_shift_imm(&prog, sh, l,
+				       in->imm >= 64 ? 63 : in->imm);
+	} else {
+		r = get_slot(&prog, in->depth - 1, X86_RCX);
+		emit_mov_rr(&prog, X86_RCX, r);
+		if (sh == X86_SAR) {
+			/* cmp rcx, 63; jbe 1f; mov ecx, 63; 1: sar l, cl */
+			emit_alu_ri(&prog, X86_CMP, X86_RCX, 63);
+			emit_jcc8(&prog, JCC_BE, 0);
+			fix = prog - 1;
+			emit_mov_imm(&prog, X86_RCX, 63);
+			patch_rel8(fix, prog);
+			emit_shift_cl(&prog, sh, l);
+		} else {
+			/* shl l, cl; cmp rcx, 63; jbe 1f; xor l, l; 1: */
+			emit_shift_cl(&prog, sh, l);
+			emit_alu_ri(&prog, X86_CMP, X86_RCX, 63);
+			emit_jcc8(&prog, JCC_BE, 0);
+			fix = prog - 1;
+			emit_mov_imm(&prog, l, 0);
+			patch_rel8(fix, prog);
+		}
+	}
+	if (!slot_in_reg(s))
+		put_slot(&prog, s, l);
+	*pprog = prog;
+}
+
+/*
+ * div/rem.  x86 idiv traps on a zero divisor and on INT64_MIN / -1, so
+ * both are decided before it: zero is an AX_ERR_DIV0 error, and -1 gives
+ * -a (wrapping) and remainder 0, as ax_interp() computes.
+ *
+ *   mov rcx, b; test rcx, rcx; jz div0      (unless b is a constant)
+ *   cmp rcx, -1; jne 1f; neg a; jmp 2f      (signed only)
+ *   1: xchg rax, a; cqo; idiv rcx; xchg rax, a   (rem: mov a, rdx)
+ *   2:
+ */
+static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
+			const struct jit_insn *in)
+{
+	u8 *prog = *pprog, *fix_ne = NULL, *fix_done = NULL;
+	bool sgn = in->op == AX_DIV_SIGNED || in->op == AX_REM_SIGNED;
+	bool rem = in->op == AX_REM_SIGNED || in->op == AX_REM_UNSIGNED;
+	int s = lhs_slot(in), l, r;
+
+	if (in->src == JSRC_IMM && sgn && (s64)in->imm == -1) {
+		l = get_slot(&prog, s, X86_RDX);
+		if (rem)
+			emit_mov_imm(&prog, l, 0);
+		else
+			emit_neg(&prog, l);
+		goto out_put;
+	}
+	if (in->src == JSRC_IMM) {
+		emit_mov_imm(&prog, X86_RCX, in->imm);
+	} else {
+		r = get_slot(&prog, in->depth - 1, X86_RCX);
+		emit_mov_rr(&prog, X86_RCX, r);
+		emit_test_rr(&prog, X86_RCX, X86_RCX);
+		emit_error_if(ctx, &prog, JCC_E, AX_ERR_DIV0, in);
+		if (sgn) {
+			emit_alu_ri(&prog, X86_CMP, X86_RCX, -1);
+			emit_jcc8(&prog, JCC_NE, 0);
+			fix_ne = prog - 1;
+			l = get_slot(&prog, s, X86_RDX);
+			if (rem)
+				emit_mov_imm(&prog, l, 0);
+			else
+				emit_neg(&prog, l);
+			if (!slot_in_reg(s))
+				put_slot(&prog, s, l);
+			emit_jmp8(&prog, 0);
+			fix_done = prog - 1;
+			patch_rel8(fix_ne, prog);
+		}
+	}
+
+	if (slot_in_reg(s)) {
+		l = jit_slot_reg[s];
+		if (l != X86_RAX)
+			emit_xchg(&prog, X86_RAX, l);
+	} else {
+		emit_store(&prog, 8, X86_RSP, ctx->scratch, X86_RAX);
+		emit_load(&prog, 8, false, X86_RAX, X86_RSP, slot_home(s));
+		l = -1;
+	}
+	if (sgn) {
+		emit_cqo(&prog);
+	} else {
+		emit_mov_imm(&prog, X86_RDX, 0);
+	}
+	emit_div(&prog, sgn, X86_RCX);
+	if (l < 0) {
+		emit_store(&prog, 8, X86_RSP, slot_home(s),
+			   rem ? X86_RDX : X86_RAX);
+		emit_load(&prog, 8, false, X86_RAX, X86_RSP, ctx->scratch);
+	} else if (l == X86_RAX) {
+		if (rem)
+			emit_mov_rr(&prog, X86_RAX, X86_RDX);
+	} else if (rem) {
+		emit_mov_rr(&prog, X86_RAX, l);
+		emit_mov_rr(&prog, l, X86_RDX);
+	} else {
+		emit_xchg(&prog, X86_RAX, l);
+	}
+	if (fix_done)
+		patch_rel8(fix_done, prog);
+	*pprog = prog;
+	return;
+
+out_put:
+	if (!slot_in_reg(s))
+		put_slot(&prog, s, l);
+	*pprog = prog;
+}
+
+static void emit_compare(struct jit_ctx *ctx, u8 **pprog,
+			 const struct jit_insn *in, int *lhs)
+{
+	int s = lhs_slot(in);
+	int l = get_slot(pprog, s, X86_RDX);
+
+	emit_alu_src(ctx, pprog, in, X86_CMP, l, in->depth);
+	*lhs = l;
+}
+
+static void emit_ext(u8 **pprog, const struct jit_insn *in)
+{
+	int s = in->depth - 1;
+	int l = get_slot(pprog, s, X86_RDX);
+	unsigned int n = in->imm;
+
+	if (in->op == AX_EXT) {
+		if (n == 0 || n >= 64)
+			return;
+		if (n == 8 || n == 16 || n == 32) {
+			emit_movsx_rr(pprog, n, l, l);
+		} else {
+			emit_shift_imm(pprog, X86_SHL, l, 64 - n);
+			emit_shift_imm(pprog, X86_SAR, l, 64 - n);
+		}
+	} else {
+		if (n >= 64)
+			return;
+		if (n == 0)
+			emit_mov_imm(pprog, l, 0);
+		else if (n == 8 || n == 16 || n == 32)
+			emit_movzx_rr(pprog, n, l, l);
+		else if (n < 32)
+			emit_alu_ri(pprog, X86_AND, l, (s32)((1U << n) - 1));
+		else {
+			emit_shift_imm(pprog, X86_SHL, l, 64 - n);
+			emit_shift_imm(pprog, X86_SHR, l, 64 - n);
+		}
+	}
+	if (!slot_in_reg(s))
+		put_slot(pprog, s, l);
+}
+
+/* reg N: one load from the pt_regs slot, extended as opt_load_ext said */
+static void emit_reg(struct jit_ctx *ctx, u8 **pprog,
+		     const struct jit_insn *in)
+{
+	int d = in->depth, r = dst_slot(d, X86_RCX);
+
+	if (in->imm == (u32)-1) {
+		emit_error_if(ctx, pprog, -1, AX_ERR_REG, in);
+		return;
+	}
+	if (in->flags & (JF_SX | JF_ZX))
+		emit_load(pprog, in->ext / 8, in->flags & JF_SX, r,
+			  ctx->regs, in->imm);
+	else
+		emit_load(pprog, 8, false, r, ctx->regs, in->imm);
+	if (!slot_in_reg(d))
+		put_slot(pprog, d, r);
+}
+
+static void emit_move_slot(u8 **pprog, int dst, int src)
+{
+	int r = get_slot(pprog, src, X86_RDX);
+
+	put_slot(pprog, dst, r);
+}
+
+static void emit_stack_op(u8 **pprog, const struct jit_insn *in)
+{
+	u8 *prog = *pprog;
+	int d = in->depth, a, b;
+
+	switch (in->op) {
+	case AX_DUP:
+		emit_move_slot(&prog, d, d - 1);
+		break;
+	case AX_PICK:
+		emit_move_slot(&prog, d, d - 1 - in->imm);
+		break;
+	case AX_SWAP:
+		if (slot_in_reg(d - 1)) {
+			emit_xchg(&prog, jit_slot_reg[d - 2],
+				  jit_slot_reg[d - 1]);
+			break;
+		}
+		a = get_slot(&prog, d - 2, X86_RDX);
+		emit_mov_rr(&prog, X86_RDX, a);
+		b = get_slot(&prog, d - 1, X86_RCX);
+		put_slot(&prog, d - 2, b);
+		put_slot(&prog, d - 1, X86_RDX);
+		break;
+	case AX_ROT:
+		/* a b c => c a b */
+		b = get_slot(&prog, d - 1, X86_RCX);
+		emit_mov_rr(&prog, X86_RCX, b);
+		emit_move_slot(&prog, d - 1, d - 2);
+		emit_move_slot(&prog, d - 2, d - 3);
+		put_slot(&prog, d - 3, X86_RCX);
+		break;
+	}
+	*pprog = prog;
+}
+
+/* Which env->err a failing hook reports, as ax_interp() does. */
+static u8 hook_error(u8 op)
+{
+	switch (op) {
+	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
+		return AX_ERR_MEM;
+	default:
+		return AX_ERR_TRACE;
+	}
+}
+
+static void *hook_of(u8 op)
+{
+	switch (op) {
+	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
+		return (void *)ax_hook_read;
+	case AX_TRACE: case AX_TRACE_QUICK: case AX_TRACENZ:
+		return (void *)ax_hook_trace;
+	case AX_GETV:
+		return (void *)ax_hook_getv;
+	case AX_SETV:
+		return (void *)ax_hook_setv;
+	default:
+		return (void *)ax_hook_tracev;
+	}
+}
+
+/*
+ * call hook: rel32 when the hook is within +-2GB of the whole image (as
+ * module_alloc() guarantees for the module's own text), else through rax.
+ */
+static void emit_call_hook(struct jit_ctx *ctx, u8 **pprog, void *fn)
+{
+	u8 *prog = *pprog;
+	s64 lo, hi, here;
+
+	if (ctx->image) {
+		here = (s64)(unsigned long)ctx->image;
+		lo = (s64)(unsigned long)fn - here;
+		hi = (s64)(unsigned long)fn - (here + ctx->image_size);
+		if (is_simm32(lo) && is_simm32(hi)) {
+			here += ctx->unit_prev + (prog - ctx->temp) +
+				X86_CALL32_LEN;
+			emit_call32(&prog, (s32)((s64)(unsigned long)fn -
+						 here));
+			*pprog = prog;
+			return;
+		}
+	}
+	emit_mov_imm(&prog, X86_RAX, (u64)(unsigned long)fn);
+	if (!ctx->image)
+		/* pass 0 sizes the worst case: a full movabs */
+		while (prog - *pprog < 10)
+			*prog++ = 0x90;
+	emit_call_reg(&prog, X86_RAX);
+	*pprog = prog;
+}
+
+/*
+ * Hook calls: every register slot below the current depth goes to its
+ * home, arguments are loaded from the homes (no parallel-move puzzles
+ * with rsi being both slot 1 and argument 2), and live slots come back.
+ */
+static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
+		      const struct jit_insn *in)
+{
+	u8 *prog = *pprog;
+	int d = in->depth, s, after, res = -1, size = 0;
+
+	for (s = 0; s < d && slot_in_reg(s); s++)
+		emit_store(&prog, 8, X86_RSP, slot_home(s), jit_slot_reg[s]);
+
+	switch (in->op) {
+	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
+		/* ax_hook_read(env, addr, &scratch, size) */
+		size = 1 << (in->op - AX_REF8);
+		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 1));
+		emit_lea(&prog, X86_RDX, X86_RSP, ctx->scratch);
+		emit_mov_imm(&prog, X86_RCX, size);
+		after = d;
+		res = d - 1;
+		break;
+	case AX_TRACE: case AX_TRACENZ:
+		/* ax_hook_trace(env, addr, size, upto_nul) */
+		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 2));
+		emit_load(&prog, 8, false, X86_RDX, X86_RSP, slot_home(d - 1));
+		emit_mov_imm(&prog, X86_RCX, in->op == AX_TRACENZ);
+		after = d - 2;
+		break;
+	case AX_TRACE_QUICK:
+		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 1));
+		emit_mov_imm(&prog, X86_RDX, in->imm);
+		emit_mov_imm(&prog, X86_RCX, 0);
+		after = d;
+		break;
+	case AX_GETV:
+		/* ax_hook_getv(env, tsv, &scratch) */
+		emit_mov_imm(&prog, X86_RSI, in->imm);
+		emit_lea(&prog, X86_RDX, X86_RSP, ctx->scratch);
+		after = d + 1;
+		res = d;
+		size = 8;
+		break;
+	case AX_SETV:
+		/* ax_hook_setv(env, tsv, top) */
+		emit_mov_imm(&prog, X86_RSI, in->imm);
+		emit_load(&prog, 8, false, X86_RDX, X86_RSP, slot_home(d - 1));
+		after = d;
+		break;
+	default:
+		/* ax_hook_tracev(env, tsv) */
+		emit_mov_imm(&prog, X86_RSI, in->imm);
+		after = d;
+		break;
+	}
+	emit_mov_rr(&prog, X86_RDI, ctx->env);
+	emit_call_hook(ctx, &prog, hook_of(in->op));
+	/* test eax, eax (the int return value) */
+	EMIT2(0x85, 0xc0);
+	emit_error_if(ctx, &prog, JCC_NE, hook_error(in->op), in);
+
+	if (res >= 0) {
+		int r = dst_slot(res, X86_RCX);
+
+		emit_load(&prog, size, false, r, X86_RSP, ctx->scratch);
+		if (!slot_in_reg(res))
+			put_slot(&prog, res, r);
+	}
+	for (s = 0; s < after && slot_in_reg(s); s++)
+		if (s != res)
+			emit_load(&prog, 8, false, jit_slot_reg[s], X86_RSP,
+				  slot_home(s));
+	*pprog = prog;
+}
+
+static void emit_end(struct jit_ctx *ctx, u8 **pprog,
+		     const struct jit_insn *in)
+{
+	int r;
+
+	if (in->depth == 0) {
+		emit_mov_imm(pprog, X86_RAX, 0);
+	} else {
+		r = get_slot(pprog, in->depth - 1, X86_RAX);
+		emit_mov_rr(pprog, X86_RAX, r);
+	}
+	emit_epilogue(ctx, pprog);
+}
+
+/* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
+static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
+{
+	const struct jit_insn *in = &ctx->ir->insn[i];
+	int l;
+
+	switch (in->op) {
+	case JIT_NOP:
+	case AX_POP:
+		break;
+	case AX_CONST64:
+		l = dst_slot(in->depth, X86_RCX);
+		emit_mov_imm(pprog, l, in->imm);
+		if (!slot_in_reg(in->depth))
+			put_slot(pprog, in->depth, l);
+		break;
+	case AX_REG:
+		emit_reg(ctx, pprog, in);
+		break;
+	case AX_ADD: case AX_SUB: case AX_MUL:
+	case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
+		emit_alu_op(ctx, pprog, in);
+		break;
+	case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+		emit_shift(ctx, pprog, in);
+		break;
+	case AX_DIV_SIGNED: case AX_DIV_UNSIGNED:
+	case AX_REM_SIGNED: case AX_REM_UNSIGNED:
+		emit_divrem(ctx, pprog, in);
+		break;
+	case AX_BIT_NOT:
+		l = get_slot(pprog, in->depth - 1, X86_RDX);
+		emit_not(pprog, l);
+		if (!slot_in_reg(in->depth - 1))
+			put_slot(pprog, in->depth - 1, l);
+		break;
+	case AX_EXT: case AX_ZERO_EXT:
+		emit_ext(pprog, in);
+		break;
+	case JIT_CMP:
+		emit_compare(ctx, pprog, in, &l);
+		emit_setcc_zx(pprog, in->cc, l);
+		if (!slot_in_reg(lhs_slot(in)))
+			put_slot(pprog, lhs_slot(in), l);
+		break;
+	case JIT_CMP_JCC:
+		emit_compare(ctx, pprog, in, &l);
+		emit_jump_insn(ctx, pprog, in->cc, in->target);
+		break;
+	case AX_GOTO:
+		emit_jump_insn(ctx, pprog, -1, in->target);
+		break;
+	case AX_END:
+		emit_end(ctx, pprog, in);
+		break;
+	case AX_DUP: case AX_PICK: case AX_SWAP: case AX_ROT:
+		emit_stack_op(pprog, in);
+		break;
+	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
+	case AX_TRACE: case AX_TRACE_QUICK: case AX_TRACENZ:
+	case AX_GETV: case AX_SETV: case AX_TRACEV:
+		emit_hook(ctx, pprog, in);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return ctx->err;
+}
+
+/* Error stub: env->err = code; env->err_pc = pc; return 0 */
+static void do_stub(struct jit_ctx *ctx, u8 **pprog, const struct jit_stub *st)
+{
+	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err), st->code);
+	emit_store_imm(pprog, 8, ctx->env, ENV_OFF(err_pc), st->pc);
+	emit_mov_imm(pprog, X86_RAX, 0);
+	emit_epilogue(ctx, pprog);
+}
+
+/* Copy one unit out of temp[] (or just count it). */
+static int flush_unit(struct jit_ctx *ctx, u8 *prog, u32 *pos)
+{
+	u32 len = prog - ctx->temp;
+
+	if (len > JIT_MAX_INSN)
+		return -EFAULT;
+	if (ctx->out)
+		memcpy(ctx->out + *pos, ctx->temp, len);
+	*pos += len;
+	return 0;
+}
+
+/* One full emission of the program; returns its size or -errno. */
+static int do_pass(struct jit_ctx *ctx)
+{
+	const struct jit_ir *ir = ctx->ir;
+	u32 pos = 0, i, k;
+	u8 *prog;
+	int err;
+
+	ctx->nstubs = 0;
+	ctx->unit_prev = 0;
+	prog = ctx->temp;
+	emit_prologue(ctx, &prog);
+	err = flush_unit(ctx, prog, &pos);
+	if (err)
+		return err;
+
+	for (i = 0; i < ir->n; i++) {
+		ctx->addrs[i] = pos;
+		ctx->unit_prev = ctx->prev_addrs ? ctx->prev_addrs[i] : pos;
+		prog = ctx->temp;
+		err = do_insn(ctx, &prog, i);
+		if (!err)
+			err = flush_unit(ctx, prog, &pos);
+		if (err)
+			return err;
+	}
+	for (k = 0; k < ctx->nstubs; k++) {
+		ctx->stub_addrs[k] = pos;
+		ctx->unit_prev = ctx->prev_stub_addrs ?
+				 ctx->prev_stub_addrs[k] : pos;
+		prog = ctx->temp;
+		do_stub(ctx, &prog, &ctx->stubs[k]);
+		err = flush_unit(ctx, prog, &pos);
+		if (err)
+			return err;
+	}
+	return pos;
+}
+
+static bool uses_regs(const struct jit_ir *ir)
+{
+	u32 i;
+
+	for (i = 0; i < ir->n; i++) {
+		const struct jit_insn *in = &ir->insn[i];
+
+		if (in->op == AX_REG && in->imm != (u32)-1)
+			return true;
+		if (jit_is_binop(in->op) && in->src == JSRC_REGS)
+			return true;
+	}
+	return false;
+}
+
+static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
+{
+	ctx->ir = ir;
+	ctx->framed = jit_has_calls(ir) || ir->max_depth > JIT_NR_SLOT_REGS;
+	ctx->uses_regs = uses_regs(ir);
+	ctx->env = ctx->framed ? X86_RBX : X86_RDI;
+	ctx->regs = ctx->framed ? X86_RBP : X86_R11;
+	/* entry rsp = 8 mod 16; two pushes keep that; F = 8 mod 16 aligns */
+	ctx->scratch = 8 * ir->max_depth;
+	ctx->frame = ((ctx->scratch + 8 + 15) & ~15) + 8;
+}
+
+/**
+ * jit_codegen - emit @ir into freshly allocated executable memory
+ * @ir:  optimized IR
+ * @out: on success: image (RW, not yet sealed), its allocated size in
+ *       @out->alloc and the code size in @out->size
+ * @log, @logsz: reason on failure
+ *
+ * Returns 0, -EOPNOTSUPP (an op the JIT cannot compile), -ENOMEM, or
+ * -EFAULT (layout did not converge, an insn overflowed: a JIT bug).
+ */
+int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
+		char *log, size_t logsz)
+{
+	struct jit_ctx *ctx;
+	u32 n = ir->n, max_stubs = 2 * ir->n + 4;
+	int size, prev_size, pass, err = -ENOMEM;
+	u32 *arrays;
+
+	memset(out, 0, sizeof(*out));
+	ctx = gtp_zalloc(sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	arrays = gtp_vzalloc(sizeof(u32) * 2 * (n + max_stubs));
+	ctx->stubs = gtp_vzalloc(sizeof(*ctx->stubs) * max_stubs);
+	if (!arrays || !ctx->stubs)
+		goto out_free;
+	ctx->max_stubs = max_stubs;
+	setup_frame(ctx, ir);
+
+	/* pass 0: everything long, nothing written: an upper bound */
+	ctx->addrs = arrays;
+	ctx->stub_addrs = arrays + n;
+	size = do_pass(ctx);
+	if (size < 0) {
+		err = size;
+		scnprintf(log, logsz, "jit: cannot compile (error %d)", err);
+		goto out_free;
+	}
+	out->alloc = size;
+	out->image = gtp_exec_alloc(size);
+	out->code = gtp_vzalloc(size);
+	if (!out->image || !out->code) {
+		scnprintf(log, logsz, "jit: out of memory for %d bytes", size);
+		goto out_free_image;
+	}
+	ctx->image = out->image;
+	ctx->image_size = size;
+
+	for (pass = 1; pass <= JIT_MAX_PASSES; pass++) {
+		u32 *t;
+
+		/* this pass's addrs become 'prev'; write into the other half */
+		ctx->prev_addrs = ctx->addrs;
+		ctx->prev_stub_addrs = ctx->stub_addrs;
+		t = ctx->addrs == arrays ? arrays + n + max_stubs : arrays;
+		ctx->addrs = t;
+		ctx->stub_addrs = t + n;
+		ctx->out = out->code;
+		prev_size = size;
+		size = do_pass(ctx);
+		if (size < 0 || size > prev_size) {
+			err = size < 0 ? size : -EFAULT;
+			scnprintf(log, logsz, "jit: internal error %d in pass %d",
+				  err, pass);
+			goto out_free_image;
+		}
+		if (size == prev_size)
+			break;
+	}
+	if (pass > JIT_MAX_PASSES) {
+		err = -EFAULT;
+		scnprintf(log, logsz, "jit: layout did not converge");
+		goto out_free_image;
+	}
+	memcpy(out->image, out->code, size);
+	out->size = size;
+	gtp_vfree(out->code);
+	out->code = out->image;
+	gtp_vfree(ctx->stubs);
+	gtp_vfree(arrays);
+	gtp_free(ctx);
+	return 0;
+
+out_free_image:
+	if (out->image)
+		gtp_exec_free(out->image, out->alloc);
+	gtp_vfree(out->code);
+	memset(out, 0, sizeof(*out));
+out_free:
+	gtp_vfree(ctx->stubs);
+	gtp_vfree(arrays);
+	gtp_free(ctx);
+	return err;
+}

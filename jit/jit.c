@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jit.c - ax_jit_compile(): verified agent expression -> sealed x86-64.
+ *
+ *   jit_decode()    IR, one insn per bytecode insn     (jit/ir.c)
+ *   jit_optimize()  local rewriting passes              (jit/opt.c)
+ *   jit_codegen()   converging emission into RW memory  (jit/codegen.c)
+ *   gtp_exec_seal() RW -> RO + X, only then is prog->jit set
+ *
+ * Any failure leaves prog->jit NULL and returns -errno with a reason: the
+ * caller interprets instead.  Nothing here runs in probe context.
+ */
+#include "jit.h"
+#include "jit_internal.h"
+
+/**
+ * ax_jit_compile - compile a verified program
+ * @prog: from ax_verify(); on success prog->jit, jit_image, jit_size are set
+ * @log, @logsz: a one-line reason on failure
+ *
+ * Returns 0 or -errno (-EOPNOTSUPP: not compilable, -ENOMEM, -EFAULT: a
+ * JIT bug, reported rather than run).
+ */
+int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
+{
+	struct jit_ir ir;
+	struct jit_image img;
+	int err;
+
+	prog->jit = NULL;
+	prog->jit_image = NULL;
+	prog->jit_size = 0;
+
+	err = jit_decode(prog, &ir);
+	if (err) {
+		scnprintf(log, logsz, "jit: cannot decode program (error %d)",
+			  err);
+		return err;
+	}
+	jit_optimize(&ir);
+	err = jit_codegen(&ir, &img, log, logsz);
+	jit_ir_free(&ir);
+	if (err)
+		return err;
+
+	err = gtp_exec_seal(img.image, img.alloc);
+	if (err) {
+		scnprintf(log, logsz, "jit: cannot seal image (error %d)", err);
+		gtp_exec_free(img.image, img.alloc);
+		return err;
+	}
+	prog->jit_image = img.image;
+	prog->jit_size = img.size;	/* code bytes (the disassembler's) */
+	prog->jit = (u64 (*)(struct ax_env *))img.image;
+	return 0;
+}
+
+/**
+ * ax_jit_free - release a program's image
+ *
+ * Only once nothing can run it any more: the caller has unregistered the
+ * probes using @prog (and waited for running handlers).  The exec layer
+ * knows its own allocation size; jit_size is only the code's.
+ */
+void ax_jit_free(struct ax_prog *prog)
+{
+	if (!prog->jit_image)
+		return;
+	prog->jit = NULL;
+	gtp_exec_free(prog->jit_image, prog->jit_size);
+	prog->jit_image = NULL;
+	prog->jit_size = 0;
+}

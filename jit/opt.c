@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opt.c - optimizer passes over the JIT's IR (see jit_internal.h).
+ *
+ * Every pass is a local rewrite inside one basic block (jit_prev() and
+ * jit_next() never cross a jump target), replaces removed insns by JIT_NOP
+ * and keeps each surviving insn's 'depth' equal to the stack depth before
+ * it, so the code generator's slot homes stay right.  A pass never moves a
+ * side effect or an error past another one, and never across a chunk of
+ * the step budget: it only deletes, fuses into the *later* insn, or swaps
+ * two adjacent pure pushes.
+ *
+ *   opt_load_ext    reg N; ext 8/16/32       -> one movsx/movzx load
+ *   opt_ext         ext/zero_ext of a value already that narrow -> gone
+ *                   (constants, compares, loads, previous ext/zero_ext)
+ *   opt_const_fold  const a; const b; op     -> const (a op b), also unary
+ *                   ops and if_goto on a constant (-> goto or nothing)
+ *   opt_swap        swap; commutative op     -> op
+ *                   swap; compare            -> reversed compare
+ *   opt_dup_pop     dup (or any pure push); pop -> nothing
+ *   opt_commute     const c; reg N; op       -> reg N; const c; op'
+ *   opt_operands    const c; op              -> op with an immediate
+ *                   reg N; op                -> op with a pt_regs operand
+ *   opt_cmp_branch  compare; log_not         -> inverted compare
+ *                   compare; if_goto         -> cmp + jcc
+ *
+ * jit_optimize() runs them to a fixed point.
+ */
+#include "jit_internal.h"
+#include "x86_emit.h"	/* is_simm32(): what an x86 immediate holds */
+
+static void kill(struct jit_insn *in)
+{
+	in->op = JIT_NOP;
+}
+
+static bool is_const(const struct jit_ir *ir, int i)
+{
+	return i >= 0 && ir->insn[i].op == AX_CONST64;
+}
+
+static bool is_plain_reg(const struct jit_ir *ir, int i)
+{
+	return i >= 0 && ir->insn[i].op == AX_REG &&
+	       !(ir->insn[i].flags & (JF_SX | JF_ZX)) &&
+	       ir->insn[i].imm != (u32)-1;
+}
+
+/* reg N; ext 8/16/32 (or zero_ext): load only the low bytes, extended. */
+int opt_load_ext(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		if (in->op != AX_EXT && in->op != AX_ZERO_EXT)
+			continue;
+		if (in->imm != 8 && in->imm != 16 && in->imm != 32)
+			continue;
+		p = jit_prev(ir, i);
+		if (!is_plain_reg(ir, p))
+			continue;
+		ir->insn[p].flags |= in->op == AX_EXT ? JF_SX : JF_ZX;
+		ir->insn[p].ext = in->imm;
+		kill(in);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * What is known about a stack slot's value: it is the sign extension of
+ * its low 'sx' bits, and it is below 2^zx.  64 means nothing is known.
+ */
+struct width {
+	u8 sx, zx;
+};
+
+static const struct width unknown = { 64, 64 };
+
+static struct width const_width(u64 v)
+{
+	struct width w = { 64, 64 };
+	unsigned int b;
+
+	for (b = 1; b < 64; b++) {
+		if (jit_eval_ext(v, b) == v) {
+			w.sx = b;
+			break;
+		}
+	}
+	for (b = 0; b < 64; b++) {
+		if (jit_eval_zext(v, b) == v) {
+			w.zx = b;
+			break;
+		}
+	}
+	return w;
+}
+
+static struct width zx_width(unsigned int bits)
+{
+	struct width w = { bits < 64 ? bits + 1 : 64, bits };
+
+	return w;
+}
+
+/*
+ * ext/zero_ext after a value known to fit: removed.  A forward walk over
+ * each block tracks 'struct width' per stack slot.
+ */
+int opt_ext(struct jit_ir *ir)
+{
+	struct width w[AX_MAX_STACK + 2];
+	int i, d, n = 0;
+
+	for (d = 0; d < (int)ARRAY_SIZE(w); d++)
+		w[d] = unknown;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		struct width t;
+
+		if (in->flags & JF_TARGET)
+			for (d = 0; d < (int)ARRAY_SIZE(w); d++)
+				w[d] = unknown;
+		d = in->depth;
+		if (d > AX_MAX_STACK)
+			return n;
+
+		switch (in->op) {
+		case JIT_NOP:
+			break;
+		case AX_CONST64:
+			w[d] = const_width(in->imm);
+			break;
+		case AX_REG:
+			w[d] = unknown;
+			if (in->flags & JF_SX)
+				w[d].sx = in->ext;
+			else if (in->flags & JF_ZX)
+				w[d] = zx_width(in->ext);
+			break;
+		case AX_EXT:
+			if (in->imm >= 64 || (in->imm && w[d - 1].sx <= in->imm)) {
+				kill(in);
+				n++;
+				break;
+			}
+			if (in->imm)
+				w[d - 1] = (struct width){ in->imm, 64 };
+			break;
+		case AX_ZERO_EXT:
+			if (in->imm >= 64 || w[d - 1].zx <= in->imm) {
+				kill(in);
+				n++;
+				break;
+			}
+			w[d - 1] = zx_width(in->imm);
+			break;
+		case JIT_CMP:
+			t = zx_width(1);
+			w[in->src == JSRC_STACK ? d - 2 : d - 1] = t;
+			break;
+		case AX_REF8: case AX_REF16: case AX_REF32:
+			w[d - 1] = zx_width(8 << (in->op - AX_REF8));
+			break;
+		case AX_DUP:
+			w[d] = w[d - 1];
+			break;
+		case AX_PICK:
+			w[d] = w[d - 1 - in->imm];
+			break;
+		case AX_SWAP:
+			t = w[d - 1];
+			w[d - 1] = w[d - 2];
+			w[d - 2] = t;
+			break;
+		case AX_ROT:
+			t = w[d - 1];
+			w[d - 1] = w[d - 2];
+			w[d - 2] = w[d - 3];
+			w[d - 3] = t;
+			break;
+		case AX_POP: case AX_SETV: case AX_TRACEV: case AX_TRACE:
+		case AX_TRACENZ: case AX_TRACE_QUICK: case JIT_CMP_JCC:
+			break;
+		case AX_GOTO: case AX_END:
+			for (d = 0; d < (int)ARRAY_SIZE(w); d++)
+				w[d] = unknown;
+			break;
+		default:
+			/* result in the lowest operand slot, or a push */
+			if (jit_is_binop(in->op))
+				w[in->src == JSRC_STACK ? d - 2 : d - 1] = unknown;
+			else if (in->op == AX_GETV)
+				w[d] = unknown;
+			else if (d > 0)
+				w[d - 1] = unknown;
+			break;
+		}
+	}
+	return n;
+}
+
+static bool fold_unary(struct jit_insn *in, u64 v, u64 *res)
+{
+	switch (in->op) {
+	case AX_EXT: *res = jit_eval_ext(v, in->imm); return true;
+	case AX_ZERO_EXT: *res = jit_eval_zext(v, in->imm); return true;
+	case AX_BIT_NOT: *res = ~v; return true;
+	default: return false;
+	}
+}
+
+/* Constant folding: the result of an op on constants is a constant. */
+int opt_const_fold(struct jit_ir *ir)
+{
+	int i, p, q, n = 0;
+	u64 r;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		p = jit_prev(ir, i);
+		if (!is_const(ir, p))
+			continue;
+		if (in->op == JIT_CMP_JCC && in->src != JSRC_STACK) {
+			/* if (const cc imm) goto: decided now */
+			if (in->src != JSRC_IMM ||
+			    !jit_eval_binop(JIT_CMP, in->cc, ir->insn[p].imm,
+					    in->imm, &r))
+				continue;
+			in->op = r ? AX_GOTO : JIT_NOP;
+			in->depth = ir->insn[p].depth;
+			kill(&ir->insn[p]);
+			n++;
+			continue;
+		}
+		if (in->op == JIT_CMP_JCC)
+			continue;
+		if (jit_is_binop(in->op) && in->src == JSRC_STACK) {
+			q = jit_prev(ir, p);
+			if (!is_const(ir, q) ||
+			    !jit_eval_binop(in->op, in->cc, ir->insn[q].imm,
+					    ir->insn[p].imm, &r))
+				continue;
+			in->depth = ir->insn[q].depth;
+			kill(&ir->insn[q]);
+		} else if (jit_is_binop(in->op) && in->src == JSRC_IMM) {
+			if (!jit_eval_binop(in->op, in->cc, ir->insn[p].imm,
+					    in->imm, &r))
+				continue;
+			in->depth = ir->insn[p].depth;
+		} else if (fold_unary(in, ir->insn[p].imm, &r)) {
+			in->depth = ir->insn[p].depth;
+		} else {
+			continue;
+		}
+		kill(&ir->insn[p]);
+		in->op = AX_CONST64;
+		in->imm = r;
+		in->src = 0;
+		n++;
+	}
+	return n;
+}
+
+/* swap before a commutative op or a compare costs nothing at run time. */
+int opt_swap(struct jit_ir *ir)
+{
+	int i, x, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		struct jit_insn *nx;
+
+		if (in->op != AX_SWAP)
+			continue;
+		x = jit_next(ir, i);
+		if (x < 0)
+			continue;
+		nx = &ir->insn[x];
+		if (nx->op == AX_SWAP) {
+			kill(nx);
+		} else if (jit_is_binop(nx->op) && nx->src == JSRC_STACK &&
+			   (jit_is_commutative(nx) || nx->op == JIT_CMP ||
+			    nx->op == JIT_CMP_JCC)) {
+			if (nx->op == JIT_CMP || nx->op == JIT_CMP_JCC)
+				nx->cc = jit_cc_swap(nx->cc);
+		} else {
+			continue;
+		}
+		kill(in);
+		n++;
+	}
+	return n;
+}
+
+static bool is_pure_push(const struct jit_insn *in)
+{
+	return in->op == AX_CONST64 || in->op == AX_DUP ||
+	       in->op == AX_PICK ||
+	       (in->op == AX_REG && in->imm != (u32)-1);
+}
+
+/* A value pushed and popped right away was never needed. */
+int opt_dup_pop(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		if (ir->insn[i].op != AX_POP)
+			continue;
+		p = jit_prev(ir, i);
+		if (p < 0 || !is_pure_push(&ir->insn[p]))
+			continue;
+		kill(&ir->insn[p]);
+		kill(&ir->insn[i]);
+		n++;
+	}
+	return n;
+}
+
+/* Exchange what two adjacent pushes push (positions keep their flags). */
+static void swap_pushes(struct jit_insn *a, struct jit_insn *b)
+{
+	struct jit_insn t = *a;
+	u16 fa = a->flags & JF_TARGET, fb = b->flags & JF_TARGET;
+
+	a->op = b->op;
+	a->imm = b->imm;
+	a->ext = b->ext;
+	a->flags = (b->flags & ~JF_TARGET) | fa;
+	b->op = t.op;
+	b->imm = t.imm;
+	b->ext = t.ext;
+	b->flags = (t.flags & ~JF_TARGET) | fb;
+}
+
+/*
+ * "const c; reg N; op": push the register first so the constant can
+ * become an immediate (gdb puts the constant first in '2 * x').
+ */
+int opt_commute(struct jit_ir *ir)
+{
+	int i, p, q, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		bool cmp = in->op == JIT_CMP || in->op == JIT_CMP_JCC;
+
+		if (!jit_is_binop(in->op) || in->src != JSRC_STACK)
+			continue;
+		if (!jit_is_commutative(in) && !cmp)
+			continue;
+		p = jit_prev(ir, i);
+		if (p < 0 || ir->insn[p].op != AX_REG ||
+		    ir->insn[p].imm == (u32)-1)
+			continue;
+		q = jit_prev(ir, p);
+		if (!is_const(ir, q))
+			continue;
+		swap_pushes(&ir->insn[q], &ir->insn[p]);
+		if (cmp)
+			in->cc = jit_cc_swap(in->cc);
+		n++;
+	}
+	return n;
+}
+
+static bool imm_ok(const struct jit_insn *in, u64 v)
+{
+	switch (in->op) {
+	case AX_ADD: case AX_SUB: case AX_MUL:
+	case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
+	case JIT_CMP: case JIT_CMP_JCC:
+		return is_simm32((s64)v);
+	case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+		return true;
+	case AX_DIV_SIGNED: case AX_DIV_UNSIGNED:
+	case AX_REM_SIGNED: case AX_REM_UNSIGNED:
+		return v != 0 && is_simm32((s64)v);
+	default:
+		return false;
+	}
+}
+
+static bool regs_ok(const struct jit_insn *in)
+{
+	switch (in->op) {
+	case AX_ADD: case AX_SUB: case AX_MUL:
+	case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
+	case JIT_CMP: case JIT_CMP_JCC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The right operand straight from an immediate or the pt_regs slot. */
+int opt_operands(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		struct jit_insn *pv;
+
+		if (!jit_is_binop(in->op) || in->src != JSRC_STACK)
+			continue;
+		p = jit_prev(ir, i);
+		if (p < 0)
+			continue;
+		pv = &ir->insn[p];
+		if (pv->op == AX_CONST64 && imm_ok(in, pv->imm))
+			in->src = JSRC_IMM;
+		else if (is_plain_reg(ir, p) && regs_ok(in))
+			in->src = JSRC_REGS;
+		else
+			continue;
+		in->imm = pv->imm;
+		in->depth = pv->depth;
+		kill(pv);
+		n++;
+	}
+	return n;
+}
+
+/* "x == 0" applied to a compare: the inverted compare. */
+static bool is_test_zero(const struct jit_insn *in)
+{
+	return in->src == JSRC_IMM && in->imm == 0 &&
+	       (in->cc == JCC_E || in->cc == JCC_NE);
+}
+
+/*
+ * compare; log_not -> inverted compare; compare; if_goto -> cmp/jcc.
+ * The fused insn stays at the later index (where the branch was).
+ */
+int opt_cmp_branch(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		struct jit_insn *pv;
+
+		if ((in->op != JIT_CMP && in->op != JIT_CMP_JCC) ||
+		    !is_test_zero(in))
+			continue;
+		if (in->op == JIT_CMP && in->cc != JCC_E)
+			continue;
+		p = jit_prev(ir, i);
+		if (p < 0 || ir->insn[p].op != JIT_CMP)
+			continue;
+		pv = &ir->insn[p];
+		in->cc = in->cc == JCC_E ? pv->cc ^ 1 : pv->cc;
+		in->src = pv->src;
+		in->imm = pv->imm;
+		in->depth = pv->depth;
+		kill(pv);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * jit_optimize - run every pass until none rewrites anything
+ *
+ * Each pass only shrinks the program or moves an operand into a later
+ * insn, so this terminates; the cap is a belt for that argument.
+ */
+void jit_optimize(struct jit_ir *ir)
+{
+	int round, n;
+
+	for (round = 0; round < 32; round++) {
+		n = opt_load_ext(ir);
+		n += opt_ext(ir);
+		n += opt_const_fold(ir);
+		n += opt_swap(ir);
+		n += opt_dup_pop(ir);
+		n += opt_commute(ir);
+		n += opt_operands(ir);
+		n += opt_cmp_branch(ir);
+		if (!n)
+			break;
+	}
+}

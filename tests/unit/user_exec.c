@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_exec.c - userspace executable memory for the JIT (tests, tools).
+ *
+ * The same W^X discipline as module/exec_mem.c: pages are mapped
+ * read-write, the JIT writes them, gtp_exec_seal() turns them read-only +
+ * executable.  The mapping length is kept in a header in front of the
+ * image, so callers' size arguments need not match the allocation.
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+#include "jit.h"
+
+struct exec_hdr {
+	size_t maplen;
+	size_t pad;
+};
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + pg - 1) & ~(pg - 1);
+}
+
+void *gtp_exec_alloc(size_t size)
+{
+	size_t len = page_round(size + sizeof(struct exec_hdr));
+	struct exec_hdr *h;
+
+	h = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED)
+		return NULL;
+	h->maplen = len;
+	return h + 1;
+}
+
+int gtp_exec_seal(void *image, size_t size)
+{
+	struct exec_hdr *h = (struct exec_hdr *)image - 1;
+
+	return mprotect(h, h->maplen, PROT_READ | PROT_EXEC) ? -errno : 0;
+}
+
+void gtp_exec_free(void *image, size_t size)
+{
+	struct exec_hdr *h;
+
+	if (!image)
+		return;
+	h = (struct exec_hdr *)image - 1;
+	munmap(h, h->maplen);
+}
