@@ -49,14 +49,13 @@ const u8 jit_slot_reg[JIT_NR_SLOT_REGS] = {
 
 enum stub_kind {
 	STUB_ERR,	/* env->err = code, env->err_pc = pc, return 0 */
-	STUB_BUDGET,	/* the step budget ran out inside a chunk */
+	STUB_INTERP,	/* env->regs == NULL: tail-call ax_interp() */
 };
 
 struct jit_stub {
 	u8 kind;
 	u8 code;	/* enum ax_error */
-	u32 pc;		/* STUB_ERR: bytecode offset; BUDGET: first insn */
-	u32 n;		/* STUB_BUDGET: insns in the chunk */
+	u32 pc;		/* bytecode offset of the failing insn */
 };
 
 struct jit_ctx {
@@ -116,7 +115,7 @@ static void put_slot(u8 **pprog, int s, int r)
 		emit_store(pprog, 8, X86_RSP, slot_home(s), r);
 }
 
-static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc, u32 n)
+static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc)
 {
 	struct jit_stub *st;
 
@@ -128,7 +127,6 @@ static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc, u32 n)
 	st->kind = kind;
 	st->code = code;
 	st->pc = pc;
-	st->n = n;
 	return ctx->nstubs++;
 }
 
@@ -178,7 +176,7 @@ static void emit_jump_stub(struct jit_ctx *ctx, u8 **pprog, int cc, int k)
 static void emit_error_if(struct jit_ctx *ctx, u8 **pprog, int cc, u8 code,
 			  const struct jit_insn *in)
 {
-	int k = add_stub(ctx, STUB_ERR, code, in->off, 0);
+	int k = add_stub(ctx, STUB_ERR, code, in->off);
 
 	emit_jump_stub(ctx, pprog, cc, k);
 }
@@ -196,21 +194,37 @@ static void emit_epilogue(struct jit_ctx *ctx, u8 **pprog)
 	*pprog = prog;
 }
 
+/*
+ * A program reading registers needs env->regs.  When a probe has none, the
+ * interpreter knows which insn fails and what ran before it: the JIT code
+ * simply hands the whole evaluation over to it (a tail call, before any
+ * push), so this costs one test + jz on the hot path.  The check is made
+ * when the *original* bytecode has a 'reg' insn, so the passes may treat
+ * 'reg' as a pure push and delete it.
+ */
 static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 {
 	u8 *prog = *pprog;
+	int tmp = ctx->framed ? X86_RAX : ctx->regs;
 
+	if (ctx->uses_regs) {
+		/* mov tmp, [rdi + regs]; test tmp, tmp; jz interp */
+		emit_load(&prog, 8, false, tmp, X86_RDI, ENV_OFF(regs));
+		if (ctx->ir->prog) {
+			emit_test_rr(&prog, tmp, tmp);
+			emit_jump_stub(ctx, &prog, JCC_E,
+				       add_stub(ctx, STUB_INTERP, 0, 0));
+		}
+	}
 	if (ctx->framed) {
 		/* push rbx; push rbp; sub rsp, F; mov rbx, rdi */
 		emit_push(&prog, X86_RBX);
 		emit_push(&prog, X86_RBP);
 		emit_alu_ri(&prog, X86_SUB, X86_RSP, ctx->frame);
 		emit_mov_rr(&prog, X86_RBX, X86_RDI);
+		if (ctx->uses_regs)
+			emit_mov_rr(&prog, ctx->regs, X86_RAX);
 	}
-	if (ctx->uses_regs)
-		/* mov regs, [env + regs] */
-		emit_load(&prog, 8, false, ctx->regs, ctx->env,
-			  ENV_OFF(regs));
 	*pprog = prog;
 }
 
@@ -304,44 +318,25 @@ static void patch_rel8(u8 *at, u8 *here)
 }
 
 /*
- * Shifts, with the interpreter's meaning for counts >= 64 (x86 masks the
- * count to 6 bits): lsh/rsh_unsigned give 0, rsh_signed the sign.
+ * Shifts: the count is taken modulo 64 (ax.h), which is exactly what x86
+ * shl/sar/shr do with cl or an imm8.
  */
 static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
 		       const struct jit_insn *in)
 {
-	u8 *prog = *pprog, *fix;
+	u8 *prog = *pprog;
 	int s = lhs_slot(in);
 	int sh = in->op == AX_LSH ? X86_SHL :
 		 in->op == AX_RSH_SIGNED ? X86_SAR : X86_SHR;
 	int l = get_slot(&prog, s, X86_RDX), r;
 
 	if (in->src == JSRC_IMM) {
-		if (in->imm >= 64 && sh != X86_SAR)
-			emit_mov_imm(&prog, l, 0);
-		else if (in->imm)
-			emit_shift_imm(&prog, sh, l,
-				       in->imm >= 64 ? 63 : in->imm);
+		if (in->imm & 63)
+			emit_shift_imm(&prog, sh, l, in->imm & 63);
 	} else {
 		r = get_slot(&prog, in->depth - 1, X86_RCX);
 		emit_mov_rr(&prog, X86_RCX, r);
-		if (sh == X86_SAR) {
-			/* cmp rcx, 63; jbe 1f; mov ecx, 63; 1: sar l, cl */
-			emit_alu_ri(&prog, X86_CMP, X86_RCX, 63);
-			emit_jcc8(&prog, JCC_BE, 0);
-			fix = prog - 1;
-			emit_mov_imm(&prog, X86_RCX, 63);
-			patch_rel8(fix, prog);
-			emit_shift_cl(&prog, sh, l);
-		} else {
-			/* shl l, cl; cmp rcx, 63; jbe 1f; xor l, l; 1: */
-			emit_shift_cl(&prog, sh, l);
-			emit_alu_ri(&prog, X86_CMP, X86_RCX, 63);
-			emit_jcc8(&prog, JCC_BE, 0);
-			fix = prog - 1;
-			emit_mov_imm(&prog, l, 0);
-			patch_rel8(fix, prog);
-		}
+		emit_shift_cl(&prog, sh, l);
 	}
 	if (!slot_in_reg(s))
 		put_slot(&prog, s, l);
@@ -548,6 +543,8 @@ static u8 hook_error(u8 op)
 	switch (op) {
 	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
 		return AX_ERR_MEM;
+	case AX_GETV: case AX_SETV:
+		return AX_ERR_TSV;
 	default:
 		return AX_ERR_TRACE;
 	}
@@ -570,10 +567,12 @@ static void *hook_of(u8 op)
 }
 
 /*
- * call hook: rel32 when the hook is within +-2GB of the whole image (as
- * module_alloc() guarantees for the module's own text), else through rax.
+ * call (or tail-jump to) a C function: rel32 when it is within +-2GB of
+ * the whole image (as module_alloc() guarantees for the module's own
+ * text), else movabs rax + call/jmp rax.
  */
-static void emit_call_hook(struct jit_ctx *ctx, u8 **pprog, void *fn)
+static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
+			 bool tail)
 {
 	u8 *prog = *pprog;
 	s64 lo, hi, here;
@@ -585,8 +584,12 @@ static void emit_call_hook(struct jit_ctx *ctx, u8 **pprog, void *fn)
 		if (is_simm32(lo) && is_simm32(hi)) {
 			here += ctx->unit_prev + (prog - ctx->temp) +
 				X86_CALL32_LEN;
-			emit_call32(&prog, (s32)((s64)(unsigned long)fn -
-						 here));
+			if (tail)
+				emit_jmp32(&prog, (s32)((s64)(unsigned long)fn -
+							here));
+			else
+				emit_call32(&prog, (s32)((s64)(unsigned long)fn -
+							 here));
 			*pprog = prog;
 			return;
 		}
@@ -596,7 +599,10 @@ static void emit_call_hook(struct jit_ctx *ctx, u8 **pprog, void *fn)
 		/* pass 0 sizes the worst case: a full movabs */
 		while (prog - *pprog < 10)
 			*prog++ = 0x90;
-	emit_call_reg(&prog, X86_RAX);
+	if (tail)
+		emit_jmp_reg(&prog, X86_RAX);
+	else
+		emit_call_reg(&prog, X86_RAX);
 	*pprog = prog;
 }
 
@@ -628,6 +634,11 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		/* ax_hook_trace(env, addr, size, upto_nul) */
 		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 2));
 		emit_load(&prog, 8, false, X86_RDX, X86_RSP, slot_home(d - 1));
+		/* a size above U32_MAX fails before the hook: mov ecx, edx;
+		 * cmp rcx, rdx; jne error */
+		emit_mov_rr32(&prog, X86_RCX, X86_RDX);
+		emit_alu_rr(&prog, X86_CMP, X86_RCX, X86_RDX);
+		emit_error_if(ctx, &prog, JCC_NE, AX_ERR_TRACE, in);
 		emit_mov_imm(&prog, X86_RCX, in->op == AX_TRACENZ);
 		after = d - 2;
 		break;
@@ -658,7 +669,7 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		break;
 	}
 	emit_mov_rr(&prog, X86_RDI, ctx->env);
-	emit_call_hook(ctx, &prog, hook_of(in->op));
+	emit_call_fn(ctx, &prog, hook_of(in->op), false);
 	/* test eax, eax (the int return value) */
 	EMIT2(0x85, 0xc0);
 	emit_error_if(ctx, &prog, JCC_NE, hook_error(in->op), in);
@@ -691,10 +702,28 @@ static void emit_end(struct jit_ctx *ctx, u8 **pprog,
 	emit_epilogue(ctx, pprog);
 }
 
+/*
+ * A taken backward jump from insn i to t costs i - t + 1 steps (ax.h):
+ *
+ *   cmp dword [env + steps], span; jb budget_error
+ *   sub dword [env + steps], span; jmp target
+ */
+static void emit_back_jump(struct jit_ctx *ctx, u8 **pprog,
+			   const struct jit_insn *in, u32 i)
+{
+	s32 span = i - in->target + 1;
+
+	emit_alu_mi32(pprog, X86_CMP, ctx->env, ENV_OFF(steps), span);
+	emit_error_if(ctx, pprog, JCC_B, AX_ERR_BUDGET, in);
+	emit_alu_mi32(pprog, X86_SUB, ctx->env, ENV_OFF(steps), span);
+	emit_jump_insn(ctx, pprog, -1, in->target);
+}
+
 /* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
 static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 {
 	const struct jit_insn *in = &ctx->ir->insn[i];
+	u8 *fix;
 	int l;
 
 	switch (in->op) {
@@ -738,10 +767,21 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		break;
 	case JIT_CMP_JCC:
 		emit_compare(ctx, pprog, in, &l);
-		emit_jump_insn(ctx, pprog, in->cc, in->target);
+		if (in->target > i) {
+			emit_jump_insn(ctx, pprog, in->cc, in->target);
+			break;
+		}
+		/* backward: jn<cc> 1f; <budget>; jmp target; 1: */
+		emit_jcc8(pprog, in->cc ^ 1, 0);
+		fix = *pprog - 1;
+		emit_back_jump(ctx, pprog, in, i);
+		patch_rel8(fix, *pprog);
 		break;
 	case AX_GOTO:
-		emit_jump_insn(ctx, pprog, -1, in->target);
+		if (in->target > i)
+			emit_jump_insn(ctx, pprog, -1, in->target);
+		else
+			emit_back_jump(ctx, pprog, in, i);
 		break;
 	case AX_END:
 		emit_end(ctx, pprog, in);
@@ -760,9 +800,20 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	return ctx->err;
 }
 
-/* Error stub: env->err = code; env->err_pc = pc; return 0 */
+/*
+ * Error stub: env->err = code; env->err_pc = pc; return 0.
+ * Interp stub (reached before the prologue pushed anything):
+ * return ax_interp(prog, env).
+ */
 static void do_stub(struct jit_ctx *ctx, u8 **pprog, const struct jit_stub *st)
 {
+	if (st->kind == STUB_INTERP) {
+		emit_mov_rr(pprog, X86_RSI, X86_RDI);
+		emit_mov_imm(pprog, X86_RDI,
+			     (u64)(unsigned long)ctx->ir->prog);
+		emit_call_fn(ctx, pprog, (void *)ax_interp, true);
+		return;
+	}
 	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err), st->code);
 	emit_store_imm(pprog, 8, ctx->env, ENV_OFF(err_pc), st->pc);
 	emit_mov_imm(pprog, X86_RAX, 0);
@@ -824,6 +875,9 @@ static int do_pass(struct jit_ctx *ctx)
 static bool uses_regs(const struct jit_ir *ir)
 {
 	u32 i;
+
+	if (ir->has_reg && ir->prog)
+		return true;	/* the env->regs == NULL check is needed */
 
 	for (i = 0; i < ir->n; i++) {
 		const struct jit_insn *in = &ir->insn[i];

@@ -8,7 +8,7 @@
  * normalizes the opcodes into fewer shapes the passes can match:
  *
  *   const8/16/32/64   -> AX_CONST64 imm
- *   reg N             -> AX_REG imm = pt_regs byte offset (U32_MAX: none)
+ *   reg N             -> AX_REG imm = pt_regs byte offset (ax_reg_offset())
  *   equal/less_*      -> JIT_CMP cc=E/L/B src=STACK
  *   log_not           -> JIT_CMP cc=E src=IMM imm=0       ("a == 0")
  *   if_goto           -> JIT_CMP_JCC cc=NE src=IMM imm=0  ("if a != 0")
@@ -22,17 +22,6 @@
  * compute exactly what the emitted code and the interpreter compute.
  */
 #include "jit_internal.h"
-
-#define PT_REGS_OFF(f)	((u32)offsetof(struct pt_regs, f))
-
-/* gdb's amd64 register numbers (the 'reg' operand) -> struct pt_regs */
-static const u32 gdb_reg_off[AX_NR_GDB_REGS] = {
-	PT_REGS_OFF(ax), PT_REGS_OFF(bx), PT_REGS_OFF(cx), PT_REGS_OFF(dx),
-	PT_REGS_OFF(si), PT_REGS_OFF(di), PT_REGS_OFF(bp), PT_REGS_OFF(sp),
-	PT_REGS_OFF(r8), PT_REGS_OFF(r9), PT_REGS_OFF(r10), PT_REGS_OFF(r11),
-	PT_REGS_OFF(r12), PT_REGS_OFF(r13), PT_REGS_OFF(r14), PT_REGS_OFF(r15),
-	PT_REGS_OFF(ip),
-};
 
 static void decode_one(const struct ax_insn *ai, struct jit_insn *ji)
 {
@@ -49,8 +38,8 @@ static void decode_one(const struct ax_insn *ai, struct jit_insn *ji)
 		ji->op = AX_CONST64;
 		break;
 	case AX_REG:
-		ji->imm = ai->imm < AX_NR_GDB_REGS ? gdb_reg_off[ai->imm]
-						   : (u32)-1;
+		/* the interpreter's own mapping (ax_verify.c) */
+		ji->imm = (u32)ax_reg_offset(ai->imm);
 		break;
 	case AX_EQUAL:
 	case AX_LESS_SIGNED:
@@ -103,11 +92,20 @@ int jit_decode(const struct ax_prog *prog, struct jit_ir *ir)
 	if (!ir->insn)
 		return -ENOMEM;
 	ir->n = prog->ninsns;
+	ir->prog = prog;
 	ir->max_depth = prog->max_depth;
 	ir->backjump = prog->backjump;
 
-	for (i = 0; i < ir->n; i++)
+	for (i = 0; i < ir->n; i++) {
 		decode_one(&prog->insns[i], &ir->insn[i]);
+		/*
+		 * Recorded now, before the passes delete dead 'reg' insns:
+		 * the code generator checks env->regs against the original
+		 * program (see emit_prologue()).
+		 */
+		if (prog->insns[i].op == AX_REG)
+			ir->has_reg = true;
+	}
 
 	for (i = 0; i < ir->n; i++) {
 		struct jit_insn *in = &ir->insn[i];
@@ -252,7 +250,7 @@ static bool eval_cc(u8 cc, u64 a, u64 b)
 	}
 }
 
-/* ext n: sign-extend from bit n-1 (no-op when n is 0 or >= 64) */
+/* ext n: sign-extend from bit n-1 (n is 1..64, verified; 64: no-op) */
 u64 jit_eval_ext(u64 v, unsigned int bits)
 {
 	u64 m;
@@ -276,9 +274,9 @@ u64 jit_eval_zext(u64 v, unsigned int bits)
  * jit_eval_binop - what the interpreter computes for "a b op"
  *
  * Returns false when the result is an error (division by zero): such
- * operations are left for run time, where they report it.  Shift counts of
- * 64 or more shift everything out (sign bits for rsh_signed), and
- * INT64_MIN / -1 wraps to INT64_MIN (remainder 0), as in ax_interp().
+ * operations are left for run time, where they report it.  Shift counts
+ * are taken modulo 64 and INT64_MIN / -1 wraps to INT64_MIN (remainder 0),
+ * as ax.h specifies and ax_interp() computes.
  */
 bool jit_eval_binop(u8 op, u8 cc, u64 a, u64 b, u64 *res)
 {
@@ -289,11 +287,9 @@ bool jit_eval_binop(u8 op, u8 cc, u64 a, u64 b, u64 *res)
 	case AX_BIT_AND: *res = a & b; break;
 	case AX_BIT_OR: *res = a | b; break;
 	case AX_BIT_XOR: *res = a ^ b; break;
-	case AX_LSH: *res = b >= 64 ? 0 : a << b; break;
-	case AX_RSH_UNSIGNED: *res = b >= 64 ? 0 : a >> b; break;
-	case AX_RSH_SIGNED:
-		*res = (u64)((s64)a >> (b >= 64 ? 63 : b));
-		break;
+	case AX_LSH: *res = a << (b & 63); break;
+	case AX_RSH_UNSIGNED: *res = a >> (b & 63); break;
+	case AX_RSH_SIGNED: *res = (u64)((s64)a >> (b & 63)); break;
 	case AX_DIV_UNSIGNED:
 	case AX_REM_UNSIGNED:
 		if (!b)

@@ -66,10 +66,12 @@ struct jit_insn {
 };
 
 struct jit_ir {
+	const struct ax_prog *prog;	/* NULL for IR built by tests */
 	struct jit_insn *insn;
 	u32 n;
 	u32 max_depth;
 	bool backjump;
+	bool has_reg;	/* the bytecode reads registers (before any pass) */
 };
 
 int jit_decode(const struct ax_prog *prog, struct jit_ir *ir);

@@ -238,6 +238,21 @@ void emit_alu_rm(u8 **pprog, int alu, int dst, int base, s32 off)
 	*pprog = prog;
 }
 
+/* add/or/and/sub/xor/cmp dword [base + off], simm32 */
+void emit_alu_mi32(u8 **pprog, int alu, int base, s32 off, s32 imm)
+{
+	u8 *prog = *pprog;
+
+	emit_rex(&prog, false, 0, base, false);
+	EMIT1(is_imm8(imm) ? 0x83 : 0x81);
+	emit_mem(&prog, alu, base, off);
+	if (is_imm8(imm))
+		EMIT1((u8)imm);
+	else
+		EMIT_imm32(imm);
+	*pprog = prog;
+}
+
 /* imul dst, src */
 void emit_imul_rr(u8 **pprog, int dst, int src)
 {
@@ -453,6 +468,16 @@ void emit_call_reg(u8 **pprog, int reg)
 
 	emit_rex(&prog, false, 0, reg, false);
 	EMIT2(0xff, modrm(3, 2, reg));
+	*pprog = prog;
+}
+
+/* jmp reg */
+void emit_jmp_reg(u8 **pprog, int reg)
+{
+	u8 *prog = *pprog;
+
+	emit_rex(&prog, false, 0, reg, false);
+	EMIT2(0xff, modrm(3, 4, reg));
 	*pprog = prog;
 }
 

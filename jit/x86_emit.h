@@ -67,6 +67,7 @@ void emit_store_imm(u8 **pprog, int size, int base, s32 off, s32 imm);
 void emit_alu_rr(u8 **pprog, int alu, int dst, int src);
 void emit_alu_ri(u8 **pprog, int alu, int dst, s32 imm);
 void emit_alu_rm(u8 **pprog, int alu, int dst, int base, s32 off);
+void emit_alu_mi32(u8 **pprog, int alu, int base, s32 off, s32 imm);
 void emit_imul_rr(u8 **pprog, int dst, int src);
 void emit_imul_rri(u8 **pprog, int dst, int src, s32 imm);
 void emit_imul_rm(u8 **pprog, int dst, int base, s32 off);
@@ -87,6 +88,7 @@ void emit_push(u8 **pprog, int reg);
 void emit_pop(u8 **pprog, int reg);
 void emit_ret(u8 **pprog);
 void emit_call_reg(u8 **pprog, int reg);
+void emit_jmp_reg(u8 **pprog, int reg);
 
 /* Branches: displacements are relative to the end of the instruction. */
 void emit_jcc8(u8 **pprog, u8 cc, s8 disp);
