@@ -30,6 +30,7 @@
 #include <linux/bug.h>
 #include <linux/atomic.h>
 #include <asm/local.h>
+/* __annotate_jump_table (computed-goto tables, for objtool): linux/compiler.h */
 #include <linux/cache.h>
 #include <asm/msr.h>
 
@@ -90,6 +91,7 @@ typedef int64_t s64;
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define fallthrough		__attribute__((__fallthrough__))
 #define __maybe_unused		__attribute__((unused))
+#define __annotate_jump_table	/* objtool's marker; nothing to mark here */
 #define scnprintf		snprintf_clamped
 
 static inline int snprintf_clamped(char *buf, size_t size, const char *fmt, ...)
