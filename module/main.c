@@ -231,11 +231,12 @@ static int gtp_glue_init(void)
 	return ret;
 }
 
-/* Stop every probe before the code they call goes away. */
+/* Stop every probe before the code and data they use go away. */
 static void gtp_glue_exit(void)
 {
 	gtp_static_tp_exit();
 	gtp_kprobe_exit();
+	gtp_trace_exit();
 }
 
 static int __init gtp_init(void)

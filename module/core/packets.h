@@ -42,7 +42,7 @@ struct gtp_conn {
 	long frame;			/* selected trace frame, -1 = live */
 	u32 upload_pos;			/* qTfP/qTsP cursor */
 	u32 upload_sub;
-	u32 tsv_pos;			/* qTfV/qTsV cursor */
+	u64 buf_idx, buf_off;		/* qTBuffer: last frame and its offset */
 };
 
 #define GTP_PKT_EXACT	0x1	/* name must match the whole packet */

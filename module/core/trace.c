@@ -1,33 +1,325 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.c - the trace experiment's run state (qTStatus, QTinit).
+ * trace.c - the trace experiment's run state and its packets: QTinit,
+ * QTStart, QTStop, qTStatus, QTBuffer, QTro, QTNotes, QTDisconnected, and
+ * what a dropped connection does to a running trace.
+ *
+ * "running" is the one flag probe handlers read (gtp_trace_running()); it
+ * is set after everything a handler needs exists and cleared first when
+ * stopping.  Probes attached to a stopped trace return at once, so a stop
+ * decided in probe context (full buffer, pass count) needs no detaching
+ * there; process context detaches later (QTStop, QTinit, QTStart, close).
+ *
+ * With QTDisconnected:1 the trace outlives the connection: a later gdb sees
+ * it in qTStatus, uploads the definitions (qTfP) and can stop it.  With 0,
+ * closing or detaching stops it and keeps the frames.
  */
 #include "trace.h"
+#include "tracepoint.h"
+#include "tsv.h"
+#include "frame.h"
+#include "traceframe.h"
+#include "host.h"
 
-#define GTP_DEFAULT_BUF_SIZE	(4 << 20)
+#define GTP_NOTE_MAX	128	/* hex digits kept per note */
+#define GTP_MAX_RO	64
+
+struct ro_range {
+	u64 start, end;		/* end exclusive */
+};
+
+static struct {
+	atomic_long_t running;	/* 1 while collecting */
+	bool armed;		/* probes attached */
+	enum gtp_stop_reason stop_reason;
+	u32 stop_tp;
+	u64 start_us, stop_us;
+	bool circular, disconn;
+	u64 buf_size;		/* requested by QTBuffer:size, 0 = default */
+	char user[GTP_NOTE_MAX + 1];	/* notes, hex as gdb sent them */
+	char notes[GTP_NOTE_MAX + 1];
+	char stop_note[GTP_NOTE_MAX + 1];
+	struct ro_range ro[GTP_MAX_RO];
+	u32 nro;
+} run;
+
+bool gtp_trace_running(void)
+{
+	return atomic_long_read(&run.running) != 0;
+}
+
+bool gtp_trace_busy(void)
+{
+	return run.armed || gtp_trace_running();
+}
+
+/* Clear "running" once; the first stopper records why and when. */
+static bool stop_running(enum gtp_stop_reason why, u32 tpnum)
+{
+	if (atomic_long_cmpxchg(&run.running, 1, 0) != 1)
+		return false;
+	run.stop_reason = why;
+	run.stop_tp = tpnum;
+	run.stop_us = gtp_host_time_us();
+	return true;
+}
+
+/* Probe context: no detaching here, handlers now return at once. */
+void gtp_trace_stop_from_probe(enum gtp_stop_reason why, u32 tpnum)
+{
+	stop_running(why, tpnum);
+}
+
+/* Process context: stop collecting and detach every probe. */
+static void trace_stop(enum gtp_stop_reason why)
+{
+	stop_running(why, 0);
+	if (run.armed) {
+		gtp_host_disarm();
+		run.armed = false;
+	}
+	gtp_frames_stop();
+}
+
+bool gtp_trace_frames_readable(void)
+{
+	if (gtp_trace_running())
+		return false;
+	/* Writers that saw "running" before it cleared are shut out here. */
+	gtp_frames_stop();
+	return true;
+}
+
+bool gtp_trace_in_readonly(u64 addr, u64 len)
+{
+	u32 i;
+
+	for (i = 0; i < run.nro; i++)
+		if (addr >= run.ro[i].start && addr + len <= run.ro[i].end &&
+		    addr + len >= addr)
+			return true;
+	return false;
+}
+
+static void reply_note(struct gtp_conn *gc, const char *name,
+		       const char *hex)
+{
+	if (*hex)
+		gtp_replyf(gc, ";%s:%s", name, hex);
+}
 
 static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 {
-	gtp_replyf(gc, "T0;tnotrun:0;tframes:0;tcreated:0;tsize:%x;tfree:%x;circular:0;disconn:0",
-		   GTP_DEFAULT_BUF_SIZE, GTP_DEFAULT_BUF_SIZE);
+	struct gtp_frame_stats st;
+
+	gtp_frames_stats(&st);
+	gtp_replyf(gc, "T%d;", gtp_trace_running());
+	switch (gtp_trace_running() ? GTP_STOP_NOTRUN : run.stop_reason) {
+	case GTP_STOP_NOTRUN:
+		gtp_reply(gc, "tnotrun:0");
+		break;
+	case GTP_STOP_USER:
+		/* "tstop:0" (no note) prints without an empty "()". */
+		if (run.stop_note[0])
+			gtp_replyf(gc, "tstop:%s:0", run.stop_note);
+		else
+			gtp_reply(gc, "tstop:0");
+		break;
+	case GTP_STOP_FULL:
+		gtp_reply(gc, "tfull:0");
+		break;
+	case GTP_STOP_DISCONNECTED:
+		gtp_reply(gc, "tdisconnected:0");
+		break;
+	case GTP_STOP_PASSCOUNT:
+		gtp_replyf(gc, "tpasscount:%x", run.stop_tp);
+		break;
+	}
+	if (!st.size)
+		st.size = st.free = run.buf_size ? run.buf_size :
+				    GTP_DEFAULT_BUF_SIZE;
+	gtp_replyf(gc, ";tframes:%llx;tcreated:%llx;tsize:%llx;tfree:%llx",
+		   (unsigned long long)st.frames,
+		   (unsigned long long)st.created,
+		   (unsigned long long)st.size, (unsigned long long)st.free);
+	gtp_replyf(gc, ";circular:%d;disconn:%d;starttime:%llx;stoptime:%llx",
+		   run.circular, run.disconn,
+		   (unsigned long long)run.start_us,
+		   (unsigned long long)run.stop_us);
+	reply_note(gc, "username", run.user);
+	reply_note(gc, "notes", run.notes);
 }
 
+/* QTinit: forget tracepoints, variables and frames. */
 static void pkt_qtinit(struct gtp_conn *gc, char *args)
 {
+	trace_stop(GTP_STOP_USER);
+	gtp_traceframe_deselect(gc);
+	gtp_tps_free();
+	gtp_tsvs_clear();
+	gtp_frames_clear();
+	run.nro = 0;
+	run.stop_reason = GTP_STOP_NOTRUN;
+	run.start_us = run.stop_us = 0;
+	run.stop_note[0] = '\0';
 	gtp_reply(gc, "OK");
+}
+
+static void pkt_qtstart(struct gtp_conn *gc, char *args)
+{
+	u64 size = run.buf_size ? run.buf_size : GTP_DEFAULT_BUF_SIZE;
+	int ret;
+
+	trace_stop(GTP_STOP_USER);
+	gtp_traceframe_deselect(gc);
+	ret = gtp_frames_setup(size, run.circular);
+	if (ret) {
+		gtp_console(gc, "gtp: cannot allocate a %llu-byte trace buffer (error %d)\n",
+			    (unsigned long long)size, ret);
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	gtp_tps_reset_counts();
+	gtp_tsvs_reset_values();
+	ret = gtp_host_arm(gc);
+	if (ret) {
+		/* gtp_host_arm() told gdb why; nothing is attached. */
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	run.armed = true;
+	run.stop_reason = GTP_STOP_NOTRUN;
+	run.stop_note[0] = '\0';
+	run.start_us = gtp_host_time_us();
+	run.stop_us = 0;
+	gtp_frames_start();
+	atomic_long_set(&run.running, 1);
+	gtp_reply(gc, "OK");
+}
+
+static void pkt_qtstop(struct gtp_conn *gc, char *args)
+{
+	trace_stop(GTP_STOP_USER);
+	gtp_reply(gc, "OK");
+}
+
+/* QTBuffer:circular:<0|1> or QTBuffer:size:<hex>|-1 */
+static void pkt_qtbuffer(struct gtp_conn *gc, char *args)
+{
+	const char *p;
+	u64 v;
+
+	if (!strncmp(args, "circular:", 9)) {
+		p = rsp_parse_hex(args + 9, &v);
+		if (!p || *p)
+			goto bad;
+		run.circular = v != 0;
+	} else if (!strcmp(args, "size:-1")) {
+		run.buf_size = 0;
+	} else if (!strncmp(args, "size:", 5)) {
+		p = rsp_parse_hex(args + 5, &v);
+		if (!p || *p || v < 1024 || v > GTP_MAX_BUF_SIZE) {
+			gtp_console(gc, "gtp: trace buffer size must be 1 KiB .. 1 GiB\n");
+			goto bad;
+		}
+		run.buf_size = v;
+	} else {
+		goto bad;
+	}
+	gtp_reply(gc, "OK");
+	return;
+bad:
+	gtp_reply_error(gc, 1);
+}
+
+static void pkt_qtdisconnected(struct gtp_conn *gc, char *args)
+{
+	run.disconn = args[0] == '1';
+	gtp_reply(gc, "OK");
+}
+
+/* QTro:<start>,<end>[:<start>,<end>]... */
+static void pkt_qtro(struct gtp_conn *gc, char *args)
+{
+	const char *p = args;
+
+	run.nro = 0;
+	while (*p == ':' && run.nro < GTP_MAX_RO) {
+		struct ro_range *r = &run.ro[run.nro];
+
+		if (!(p = rsp_parse_hex(p + 1, &r->start)) || *p++ != ',' ||
+		    !(p = rsp_parse_hex(p, &r->end)))
+			break;
+		run.nro++;
+	}
+	gtp_reply(gc, "OK");
+}
+
+/* Copy one "name:<hex>;" field of QTNotes into @dst if present. */
+static void take_note(const char *args, const char *name, char *dst)
+{
+	const char *p = strstr(args, name);
+	size_t n;
+
+	if (!p)
+		return;
+	p += strlen(name);
+	for (n = 0; p[n] && p[n] != ';' && n < GTP_NOTE_MAX; n++)
+		dst[n] = p[n];
+	dst[n] = '\0';
+}
+
+static void pkt_qtnotes(struct gtp_conn *gc, char *args)
+{
+	take_note(args, "user:", run.user);
+	take_note(args, "notes:", run.notes);
+	take_note(args, "tstop:", run.stop_note);
+	gtp_reply(gc, "OK");
+}
+
+/* The connection is gone (or detached): keep tracing only if asked to. */
+static void trace_disconnect(struct gtp_conn *gc)
+{
+	gtp_traceframe_deselect(gc);
+	if (run.disconn && gtp_trace_running())
+		return;
+	if (gtp_trace_busy())
+		trace_stop(GTP_STOP_DISCONNECTED);
 }
 
 static const struct gtp_pkt_handler trace_handlers[] = {
 	{ "qTStatus", GTP_PKT_EXACT, pkt_qtstatus },
 	{ "QTinit", GTP_PKT_EXACT, pkt_qtinit },
+	{ "QTStart", GTP_PKT_EXACT, pkt_qtstart },
+	{ "QTStop", GTP_PKT_EXACT, pkt_qtstop },
+	{ "QTBuffer:", 0, pkt_qtbuffer },
+	{ "QTDisconnected:", 0, pkt_qtdisconnected },
+	{ "QTro", 0, pkt_qtro },
+	{ "QTNotes:", 0, pkt_qtnotes },
 	{ NULL },
 };
 
 static struct gtp_pkt_table trace_table = {
 	.handlers = trace_handlers,
+	.features = "DisconnectedTracing+;QTBuffer:size+",
+	.on_close = trace_disconnect,
+	.on_detach = trace_disconnect,
 };
 
+/* Register every tracing packet table (main.c and the unit tests). */
 void gtp_trace_init(void)
 {
 	gtp_packets_register(&trace_table);
+	gtp_tracepoint_init();
+	gtp_tsv_init();
+	gtp_traceframe_init();
+}
+
+/* Module exit: the host has detached every probe already. */
+void gtp_trace_exit(void)
+{
+	trace_stop(GTP_STOP_USER);
+	gtp_tps_free();
+	gtp_tsvs_clear();
+	gtp_frames_release();
 }

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * frame.h - the frame store: where probe hits put trace frames.
+ *
+ * The whole interface between the tracing code and the storage is here, so
+ * the store can be swapped (the per-CPU lock-free ring, ring.h) without
+ * touching the writers or the readers:
+ *
+ *   writer (probe context, any CPU, never sleeps):
+ *	data = gtp_frame_reserve(&slot, len);	NULL: dropped (counted)
+ *	... fill len bytes ...
+ *	gtp_frame_commit(&slot);
+ *
+ *   reader (process context, under the packet lock, after gtp_frames_stop()):
+ *	gtp_frames_count(), gtp_frame_get(i): frames oldest first.
+ *
+ * A frame's bytes are exactly one frame of gdb's trace file format
+ * (protocol reference 6.3): int16 tracepoint number, u32 size of the
+ * blocks, then the 'R'/'M'/'V' blocks.  qTBuffer is the frames back to
+ * back.
+ */
+#ifndef GTP_FRAME_H
+#define GTP_FRAME_H
+
+#include "compat.h"
+
+#define GTP_FRAME_HDR	6	/* int16 tpnum + u32 data size */
+
+struct gtp_frame_slot {
+	u8 *data;
+	u32 len;
+	unsigned long flags;	/* host lock state between reserve and commit */
+	int err;		/* why reserve returned NULL */
+};
+
+struct gtp_frame_stats {
+	u64 size;		/* bytes of storage */
+	u64 free;		/* bytes not used by frames */
+	u64 frames;		/* frames held now */
+	u64 created;		/* frames written since the run started */
+	u64 dropped;		/* frames refused (full, non-circular) */
+	bool circular;
+};
+
+int gtp_frames_setup(u64 size, bool circular);
+void gtp_frames_release(void);
+void gtp_frames_start(void);
+void gtp_frames_stop(void);
+void gtp_frames_clear(void);
+void gtp_frames_stats(struct gtp_frame_stats *st);
+
+void *gtp_frame_reserve(struct gtp_frame_slot *slot, u32 len);
+void gtp_frame_commit(struct gtp_frame_slot *slot);
+
+u64 gtp_frames_count(void);
+const u8 *gtp_frame_get(u64 idx, u32 *len);
+
+#endif /* GTP_FRAME_H */

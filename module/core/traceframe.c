@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * traceframe.c - gdb looking at collected frames.
+ *
+ * QTFrame selects a frame (by number, or searching forward from the
+ * current one by pc, tracepoint or address range) and installs the frame
+ * view on the connection, so 'g' and 'm' answer from the frame:
+ *
+ *   g: the frame's 'R' block, with registers the tracepoint did not
+ *	collect sent as "xx" (gdb shows <unavailable>); without an 'R'
+ *	block only rip is known: it is the tracepoint's address.
+ *   m: the first 'M' block holding the address (a short reply is fine,
+ *	gdb asks again for the rest); else live memory inside a QTro range;
+ *	else an error.
+ *
+ * The "pc" of a frame is its R block's rip, or its tracepoint's address:
+ * what tfind pc/range/outside compare against (protocol reference 6.4).
+ *
+ * qTBuffer serves the frames back to back in trace-file format, which is
+ * how they are stored, so host-side tsave writes a file "target tfile"
+ * reads.  Frames are only read once the run is over (see trace.h).
+ */
+#include "traceframe.h"
+#include "tracepoint.h"
+#include "collect.h"
+#include "trace.h"
+
+/* One block of a frame. */
+struct fblock {
+	char type;
+	const u8 *data;		/* R: regs; M: bytes */
+	u64 addr;		/* M */
+	u32 len;		/* R, M: bytes of data */
+	s32 tsv;		/* V */
+	s64 val;		/* V */
+};
+
+struct fwalk {
+	const u8 *p, *end;
+};
+
+static u16 frame_tpnum(const u8 *f)
+{
+	u16 n;
+
+	memcpy(&n, f, 2);
+	return n;
+}
+
+static void walk_init(struct fwalk *w, const u8 *f, u32 flen)
+{
+	u32 size;
+
+	memcpy(&size, f + 2, 4);
+	w->p = f + GTP_FRAME_HDR;
+	w->end = w->p + min_t(u32, size, flen - GTP_FRAME_HDR);
+}
+
+/* Next block, or false at the end (or at a malformed block). */
+static bool walk_next(struct fwalk *w, struct fblock *b)
+{
+	u16 len16;
+
+	if (w->p >= w->end)
+		return false;
+	b->type = *w->p++;
+	switch (b->type) {
+	case 'R':
+		if (w->end - w->p < GTP_G_SIZE)
+			return false;
+		b->data = w->p;
+		b->len = GTP_G_SIZE;
+		break;
+	case 'M':
+		if (w->end - w->p < 10)
+			return false;
+		memcpy(&b->addr, w->p, 8);
+		memcpy(&len16, w->p + 8, 2);
+		w->p += 10;
+		if (w->end - w->p < len16)
+			return false;
+		b->data = w->p;
+		b->len = len16;
+		break;
+	case 'V':
+		if (w->end - w->p < 12)
+			return false;
+		memcpy(&b->tsv, w->p, 4);
+		memcpy(&b->val, w->p + 4, 8);
+		b->len = 12;
+		break;
+	default:
+		return false;
+	}
+	w->p += b->len;
+	return true;
+}
+
+static const u8 *cur_frame(struct gtp_conn *gc, u32 *len)
+{
+	if (gc->frame < 0)
+		return NULL;
+	return gtp_frame_get(gc->frame, len);
+}
+
+/* The frame's pc: its R block's rip, else its tracepoint's address. */
+static u64 frame_pc(const u8 *f, u32 flen)
+{
+	struct gtp_tp *tp = gtp_tp_find_num(frame_tpnum(f));
+	struct fwalk w;
+	struct fblock b;
+	u64 pc;
+
+	walk_init(&w, f, flen);
+	while (walk_next(&w, &b))
+		if (b.type == 'R') {
+			memcpy(&pc, b.data + 8 * 16, 8);
+			return pc;
+		}
+	return tp ? tp->addr : 0;
+}
+
+/* Register sizes in the 'g' layout: 17 x 8 bytes, then 7 x 4 bytes. */
+static u32 g_reg_size(int i)
+{
+	return i < 17 ? 8 : 4;
+}
+
+static void frame_regs(struct gtp_conn *gc)
+{
+	static const char xx[] = "xxxxxxxxxxxxxxxx";
+	const u8 *f, *regs = NULL;
+	struct gtp_tp *tp;
+	struct fwalk w;
+	struct fblock b;
+	u64 mask = 0, pc;
+	u32 flen, off = 0;
+	int i;
+
+	f = cur_frame(gc, &flen);
+	if (!f)
+		return;
+	tp = gtp_tp_find_num(frame_tpnum(f));
+	walk_init(&w, f, flen);
+	while (walk_next(&w, &b))
+		if (b.type == 'R' && !regs)
+			regs = b.data;
+	if (regs && tp)
+		mask = tp->regmask;
+	else if (regs)
+		mask = ~0ull;
+	/* ds, es, fs, gs are not in pt_regs: never available. */
+	mask &= (1ull << 20) - 1;
+	pc = frame_pc(f, flen);
+	for (i = 0; i < 24; i++) {
+		u32 sz = g_reg_size(i);
+
+		if (i == 16)
+			rsp_reply_hex(&gc->rsp, &pc, 8);
+		else if (mask & (1ull << i))
+			rsp_reply_hex(&gc->rsp, regs + off, sz);
+		else
+			rsp_reply_mem(&gc->rsp, xx, 2 * sz);
+		off += sz;
+	}
+}
+
+static size_t frame_mem(struct gtp_conn *gc, u64 addr, u8 *buf, size_t len)
+{
+	struct fwalk w;
+	struct fblock b;
+	const u8 *f;
+	u32 flen;
+
+	f = cur_frame(gc, &flen);
+	if (!f)
+		return 0;
+	walk_init(&w, f, flen);
+	while (walk_next(&w, &b)) {
+		if (b.type != 'M' || addr < b.addr || addr - b.addr >= b.len)
+			continue;
+		len = min_t(u64, len, b.len - (addr - b.addr));
+		memcpy(buf, b.data + (addr - b.addr), len);
+		return len;
+	}
+	if (gtp_trace_in_readonly(addr, len))
+		return gtp_live_view.mem(gc, addr, buf, len);
+	return 0;
+}
+
+static const struct gtp_view_ops frame_view = {
+	.regs = frame_regs,
+	.mem = frame_mem,
+};
+
+void gtp_traceframe_deselect(struct gtp_conn *gc)
+{
+	gc->frame = -1;
+	gc->view = NULL;
+}
+
+int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
+{
+	struct fwalk w;
+	struct fblock b;
+	const u8 *f;
+	u32 flen;
+	int ret = -ENOENT;
+
+	f = cur_frame(gc, &flen);
+	if (!f)
+		return ret;
+	walk_init(&w, f, flen);
+	/* The last V block for the variable wins, as in gdb's tfile reader. */
+	while (walk_next(&w, &b))
+		if (b.type == 'V' && (u32)b.tsv == tsv) {
+			*val = b.val;
+			ret = 0;
+		}
+	return ret;
+}
+
+enum find_kind { FIND_PC, FIND_TDP, FIND_RANGE, FIND_OUTSIDE };
+
+static bool frame_matches(const u8 *f, u32 flen, enum find_kind kind,
+			  u64 a, u64 b)
+{
+	u64 pc;
+
+	if (kind == FIND_TDP)
+		return frame_tpnum(f) == a;
+	pc = frame_pc(f, flen);
+	switch (kind) {
+	case FIND_PC:
+		return pc == a;
+	case FIND_RANGE:
+		return pc >= a && pc <= b;
+	default:
+		return pc < a || pc > b;
+	}
+}
+
+static void select_frame(struct gtp_conn *gc, s64 idx)
+{
+	const u8 *f;
+	u32 flen;
+
+	f = idx >= 0 ? gtp_frame_get(idx, &flen) : NULL;
+	if (!f) {
+		gtp_traceframe_deselect(gc);
+		gtp_reply(gc, "F-1");
+		return;
+	}
+	gc->frame = idx;
+	gc->view = &frame_view;
+	gtp_replyf(gc, "F%llxT%x", (unsigned long long)idx, frame_tpnum(f));
+}
+
+/* Search forward from the frame after the current one. */
+static void find_frame(struct gtp_conn *gc, enum find_kind kind, u64 a, u64 b)
+{
+	u64 i, n = gtp_frames_count();
+	const u8 *f;
+	u32 flen;
+
+	for (i = gc->frame + 1; i < n; i++) {
+		f = gtp_frame_get(i, &flen);
+		if (f && frame_matches(f, flen, kind, a, b)) {
+			select_frame(gc, i);
+			return;
+		}
+	}
+	select_frame(gc, -1);
+}
+
+/* "A:B" -> two hex numbers */
+static bool parse_pair(const char *p, u64 *a, u64 *b)
+{
+	return (p = rsp_parse_hex(p, a)) && *p++ == ':' &&
+	       (p = rsp_parse_hex(p, b)) && !*p;
+}
+
+static void pkt_qtframe(struct gtp_conn *gc, char *args)
+{
+	const char *p;
+	u64 a, b;
+
+	if (!gtp_trace_frames_readable()) {
+		gtp_console(gc, "gtp: stop the trace before looking at frames\n");
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (!strncmp(args, "pc:", 3) && (p = rsp_parse_hex(args + 3, &a)) &&
+	    !*p)
+		find_frame(gc, FIND_PC, a, 0);
+	else if (!strncmp(args, "tdp:", 4) &&
+		 (p = rsp_parse_hex(args + 4, &a)) && !*p)
+		find_frame(gc, FIND_TDP, a, 0);
+	else if (!strncmp(args, "range:", 6) && parse_pair(args + 6, &a, &b))
+		find_frame(gc, FIND_RANGE, a, b);
+	else if (!strncmp(args, "outside:", 8) && parse_pair(args + 8, &a, &b))
+		find_frame(gc, FIND_OUTSIDE, a, b);
+	else if ((p = rsp_parse_hex(args, &a)) && !*p) {
+		if ((s32)a == -1) {
+			gtp_traceframe_deselect(gc);
+			gtp_reply(gc, "OK");
+		} else {
+			select_frame(gc, a);
+		}
+	} else {
+		gtp_reply_error(gc, 1);
+	}
+}
+
+/* The traceframe-info XML of the selected frame, into gc->scratch. */
+static size_t build_tframe_info(struct gtp_conn *gc)
+{
+	char *s = (char *)gc->scratch;
+	size_t cap = RSP_PKT_MAX, n = 0;
+	struct fwalk w;
+	struct fblock b;
+	const u8 *f;
+	u32 flen;
+
+	n += scnprintf(s + n, cap - n, "<traceframe-info>\n");
+	f = cur_frame(gc, &flen);
+	if (f) {
+		walk_init(&w, f, flen);
+		while (walk_next(&w, &b) && cap - n > 128) {
+			if (b.type == 'M')
+				n += scnprintf(s + n, cap - n,
+					"<memory start=\"0x%llx\" length=\"0x%x\"/>\n",
+					(unsigned long long)b.addr, b.len);
+			else if (b.type == 'V')
+				n += scnprintf(s + n, cap - n,
+					       "<tvar id=\"%d\"/>\n", b.tsv);
+		}
+	}
+	n += scnprintf(s + n, cap - n, "</traceframe-info>\n");
+	return n;
+}
+
+/* qXfer:traceframe-info:read::<off>,<len> */
+static void pkt_tframe_info(struct gtp_conn *gc, char *args)
+{
+	size_t n = build_tframe_info(gc);
+
+	/* The object lives in scratch; the reply is built elsewhere. */
+	gtp_reply_xfer(gc, (const char *)gc->scratch, n, args);
+}
+
+/*
+ * qTBuffer:<offset>,<len>: the frames as one byte stream, oldest first.
+ * gdb reads it front to back in 2000-byte pieces, so the position of the
+ * last piece is kept to make each request O(1).
+ */
+static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
+{
+	u64 off, len, i, n, base = 0;
+	bool any = false;
+	const char *p;
+	const u8 *f;
+	u32 flen;
+
+	if (!(p = rsp_parse_hex(args, &off)) || *p++ != ',' ||
+	    !(p = rsp_parse_hex(p, &len)) || *p) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (!gtp_trace_frames_readable()) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	len = min_t(u64, len, rsp_reply_room(&gc->rsp) / 2);
+	n = gtp_frames_count();
+	i = 0;
+	if (gc->buf_idx < n && gc->buf_off <= off) {
+		i = gc->buf_idx;
+		base = gc->buf_off;
+	}
+	for (; i < n && len; i++) {
+		u64 take;
+
+		f = gtp_frame_get(i, &flen);
+		if (!f)
+			break;
+		if (off >= base + flen) {
+			base += flen;
+			continue;
+		}
+		gc->buf_idx = i;
+		gc->buf_off = base;
+		take = min_t(u64, base + flen - off, len);
+		rsp_reply_hex(&gc->rsp, f + (off - base), take);
+		off += take;
+		len -= take;
+		any = true;
+		base += flen;
+	}
+	if (!any)
+		gtp_reply(gc, "l");
+}
+
+static const struct gtp_pkt_handler tframe_handlers[] = {
+	{ "QTFrame:", 0, pkt_qtframe },
+	{ "qXfer:traceframe-info:read::", 0, pkt_tframe_info },
+	{ "qTBuffer:", 0, pkt_qtbuffer_read },
+	{ NULL },
+};
+
+static struct gtp_pkt_table tframe_table = {
+	.handlers = tframe_handlers,
+	.features = "qXfer:traceframe-info:read+",
+};
+
+void gtp_traceframe_init(void)
+{
+	gtp_packets_register(&tframe_table);
+}

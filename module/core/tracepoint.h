@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracepoint.h - tracepoint definitions as gdb downloads them (QTDP).
+ *
+ * A gdb tracepoint with several locations arrives as several QTDP
+ * sequences with the same number; each location is one struct gtp_tp.
+ * Definitions change only while no trace runs (QTinit, QTDP); while one
+ * runs, probe handlers read them without locks and only ->enabled flips.
+ */
+#ifndef GTP_TRACEPOINT_H
+#define GTP_TRACEPOINT_H
+
+#include "packets.h"
+#include "ax.h"
+
+enum gtp_action_type {
+	GTP_ACT_REGS,		/* R<mask> */
+	GTP_ACT_MEM,		/* M<basereg>,<offset>,<len> */
+	GTP_ACT_EXPR,		/* X<len>,<bytecode> */
+	GTP_ACT_SDATA,		/* L: static tracepoint data */
+};
+
+struct gtp_action {
+	enum gtp_action_type type;
+	u64 regmask;		/* R: bit i = gdb register i (0..63) */
+	int basereg;		/* M: -1 = absolute address */
+	u64 offset;		/* M */
+	u64 len;		/* M */
+	struct ax_prog *prog;	/* X, verified */
+};
+
+/* A list of strings kept for upload (qTfP/qTsP) exactly as gdb sent them. */
+struct gtp_strlist {
+	char **s;
+	u32 n;
+};
+
+struct gtp_tp {
+	struct gtp_tp *next;
+	u32 num;
+	u64 addr;
+	bool enabled;		/* READ_ONCE: QTEnable/QTDisable while running */
+	bool fast;		/* :F (downloaded as a normal tracepoint) */
+	bool is_static;		/* :S, handled by the static tracepoint code */
+	u64 step;
+	u64 pass;		/* stop the trace after this many hits (0: never) */
+	struct ax_prog *cond;	/* NULL: always collect */
+	char *cond_hex;		/* "X<len>,<hex>" as sent, for upload */
+
+	struct gtp_action *actions;
+	u32 nactions;
+	u64 regmask;		/* union of all R masks: g from a frame */
+
+	struct gtp_strlist chunks;	/* QTDP:- action chunks (A pieces) */
+	struct gtp_strlist srcs;	/* QTDPsrc bodies (Z pieces) */
+
+	atomic_long_t hits;	/* times the condition passed */
+	atomic_long_t usage;	/* frame bytes written */
+	atomic_long_t errors;	/* evaluations stopped by an error */
+	u32 last_err;		/* enum ax_error of the last error */
+
+	void *probe;		/* owned by the host (kprobe) */
+};
+
+/* All locations, in download order. */
+extern struct gtp_tp *gtp_tps;
+
+struct gtp_tp *gtp_tp_find(u32 num, u64 addr);
+struct gtp_tp *gtp_tp_find_num(u32 num);
+void gtp_tps_free(void);
+void gtp_tps_reset_counts(void);
+void gtp_tracepoint_init(void);
+
+/* Parsers, exposed for the unit tests; reply through @gc. */
+void gtp_pkt_qtdp(struct gtp_conn *gc, char *args);
+
+#endif /* GTP_TRACEPOINT_H */

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsv.c - trace state variables.
+ *
+ * gdb numbers the variables and downloads them with QTDV at tstart.  A
+ * variable whose name is one of the built-ins below ("tvariable $cpu_id")
+ * is not stored: every read asks the host for the value at that moment, so
+ * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only.
+ *
+ * Probe handlers look variables up without locks.  That is safe because
+ * the table only grows by publishing a fully written slot (the count is
+ * written last) and is cleared only by QTinit, when nothing is attached.
+ */
+#include "tsv.h"
+#include "traceframe.h"
+
+static struct gtp_tsv tsvs[GTP_MAX_TSV];
+static u32 ntsv;
+static u32 upload_pos;
+
+static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
+	[GTP_TSV_CPU_ID]		= "cpu_id",
+	[GTP_TSV_CURRENT_TASK]		= "current_task",
+	[GTP_TSV_CURRENT_TASK_PID]	= "current_task_pid",
+	[GTP_TSV_CLOCK]			= "clock",
+	[GTP_TSV_RDTSC]			= "rdtsc",
+	[GTP_TSV_HARDIRQ_COUNT]		= "hardirq_count",
+	[GTP_TSV_SOFTIRQ_COUNT]		= "softirq_count",
+};
+
+static enum gtp_builtin_tsv builtin_by_name(const char *name)
+{
+	int i;
+
+	for (i = 1; i < GTP_TSV_NR_BUILTIN; i++)
+		if (!strcmp(name, builtin_names[i]))
+			return i;
+	return GTP_TSV_USER;
+}
+
+struct gtp_tsv *gtp_tsv_find(u32 num)
+{
+	u32 i, n = READ_ONCE(ntsv);
+
+	smp_rmb();	/* pairs with smp_wmb() in tsv_define() */
+	for (i = 0; i < n; i++)
+		if (tsvs[i].num == num)
+			return &tsvs[i];
+	return NULL;
+}
+
+/* Current value (probe context safe).  -ENOENT if undefined. */
+int gtp_tsv_get(u32 num, s64 *val)
+{
+	struct gtp_tsv *v = gtp_tsv_find(num);
+
+	if (!v)
+		return -ENOENT;
+	if (v->builtin)
+		*val = gtp_host_builtin_tsv(v->builtin);
+	else
+		*val = READ_ONCE(v->value);
+	return 0;
+}
+
+/* setv: -ENOENT if undefined, -EPERM for a built-in. */
+int gtp_tsv_set(u32 num, s64 val)
+{
+	struct gtp_tsv *v = gtp_tsv_find(num);
+
+	if (!v)
+		return -ENOENT;
+	if (v->builtin)
+		return -EPERM;
+	WRITE_ONCE(v->value, val);
+	return 0;
+}
+
+void gtp_tsvs_clear(void)
+{
+	WRITE_ONCE(ntsv, 0);
+}
+
+/* A run starts from every variable's initial value. */
+void gtp_tsvs_reset_values(void)
+{
+	u32 i;
+
+	for (i = 0; i < ntsv; i++)
+		WRITE_ONCE(tsvs[i].value, tsvs[i].initial);
+}
+
+static int tsv_define(u32 num, s64 initial, bool builtin_flag,
+		      const char *name)
+{
+	struct gtp_tsv *v = gtp_tsv_find(num);
+
+	if (!v) {
+		if (ntsv == GTP_MAX_TSV)
+			return -ENOSPC;
+		v = &tsvs[ntsv];
+		memset(v, 0, sizeof(*v));
+	}
+	v->num = num;
+	v->initial = initial;
+	WRITE_ONCE(v->value, initial);
+	v->builtin_flag = builtin_flag;
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	v->builtin = builtin_by_name(v->name);
+	if (v == &tsvs[ntsv]) {
+		smp_wmb();	/* slot contents before the count */
+		WRITE_ONCE(ntsv, ntsv + 1);
+	}
+	return 0;
+}
+
+/* QTDV:<n>:<value16>:<builtin>:<hexname> */
+static void pkt_qtdv(struct gtp_conn *gc, char *args)
+{
+	char name[GTP_TSV_NAME];
+	u64 num, val, builtin;
+	const char *p = args;
+	size_t nhex;
+
+	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
+	    !(p = rsp_parse_hex(p, &val)) || *p++ != ':' ||
+	    !(p = rsp_parse_hex(p, &builtin)) || *p++ != ':')
+		goto bad;
+	nhex = strlen(p);
+	if (nhex / 2 >= sizeof(name) || rsp_hex2bin(p, nhex, (u8 *)name) < 0)
+		goto bad;
+	name[nhex / 2] = '\0';
+	if (tsv_define(num, (s64)val, builtin, name)) {
+		gtp_console(gc, "gtp: too many trace state variables\n");
+		goto bad;
+	}
+	gtp_reply(gc, "OK");
+	return;
+bad:
+	gtp_reply_error(gc, 1);
+}
+
+/* <n>:<value>:<builtin>:<hexname> for qTfV/qTsV */
+static void reply_tsv(struct gtp_conn *gc, const struct gtp_tsv *v)
+{
+	s64 val = 0;
+
+	gtp_tsv_get(v->num, &val);
+	gtp_replyf(gc, "%x:%llx:%x:", v->num, (unsigned long long)val,
+		   v->builtin_flag);
+	rsp_reply_hex(&gc->rsp, v->name, strlen(v->name));
+}
+
+static void pkt_qtfv(struct gtp_conn *gc, char *args)
+{
+	upload_pos = 0;
+	if (!ntsv) {
+		gtp_reply(gc, "l");
+		return;
+	}
+	reply_tsv(gc, &tsvs[upload_pos++]);
+}
+
+static void pkt_qtsv(struct gtp_conn *gc, char *args)
+{
+	if (upload_pos >= ntsv) {
+		gtp_reply(gc, "l");
+		return;
+	}
+	reply_tsv(gc, &tsvs[upload_pos++]);
+}
+
+/* qTV:<n> -> V<value> or U; from the selected frame if there is one. */
+static void pkt_qtv(struct gtp_conn *gc, char *args)
+{
+	const char *p;
+	u64 num;
+	s64 val;
+
+	p = rsp_parse_hex(args, &num);
+	if (!p || *p) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (gc->frame >= 0) {
+		if (gtp_traceframe_tsv(gc, num, &val))
+			gtp_reply(gc, "U");
+		else
+			gtp_replyf(gc, "V%llx", (unsigned long long)val);
+		return;
+	}
+	if (gtp_tsv_get(num, &val))
+		gtp_reply(gc, "U");
+	else
+		gtp_replyf(gc, "V%llx", (unsigned long long)val);
+}
+
+static const struct gtp_pkt_handler tsv_handlers[] = {
+	{ "QTDV:", 0, pkt_qtdv },
+	{ "qTfV", GTP_PKT_EXACT, pkt_qtfv },
+	{ "qTsV", GTP_PKT_EXACT, pkt_qtsv },
+	{ "qTV:", 0, pkt_qtv },
+	{ NULL },
+};
+
+static struct gtp_pkt_table tsv_table = {
+	.handlers = tsv_handlers,
+};
+
+void gtp_tsv_init(void)
+{
+	gtp_packets_register(&tsv_table);
+}

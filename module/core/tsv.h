@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tsv.h - trace state variables (QTDV, qTV, qTfV/qTsV, getv/setv/tracev).
+ */
+#ifndef GTP_TSV_H
+#define GTP_TSV_H
+
+#include "packets.h"
+#include "host.h"
+
+#define GTP_MAX_TSV	256
+#define GTP_TSV_NAME	64
+
+struct gtp_tsv {
+	u32 num;
+	s64 initial;
+	s64 value;		/* READ_ONCE/WRITE_ONCE: probes update it */
+	enum gtp_builtin_tsv builtin;
+	bool builtin_flag;	/* gdb's "builtin" field, echoed back */
+	char name[GTP_TSV_NAME];	/* without '$' */
+};
+
+struct gtp_tsv *gtp_tsv_find(u32 num);
+int gtp_tsv_get(u32 num, s64 *val);
+int gtp_tsv_set(u32 num, s64 val);
+void gtp_tsvs_clear(void);
+void gtp_tsvs_reset_values(void);
+void gtp_tsv_init(void);
+
+#endif /* GTP_TSV_H */
