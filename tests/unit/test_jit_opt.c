@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_jit_opt.c - the JIT's optimizer, one pass at a time on the IR of
+ * verified bytecode, then the code shapes the passes promise, asserted on
+ * the capstone disassembly of the compiled program.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "jit.h"
+#include "jit_internal.h"
+#include "ax_test.h"
+#include "user_disasm.h"
+
+static struct ax_prog *prog;
+static struct jit_ir ir;
+
+static int teardown(void **state)
+{
+	jit_ir_free(&ir);
+	if (prog) {
+		ax_jit_free(prog);
+		ax_prog_free(prog);
+	}
+	prog = NULL;
+	return 0;
+}
+
+static void decode(const char *hex)
+{
+	prog = ax_test_prog(hex, false);
+	assert_int_equal(jit_decode(prog, &ir), 0);
+}
+
+static void assert_nop(int i)
+{
+	assert_int_equal(ir.insn[i].op, JIT_NOP);
+}
+
+static int live_count(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < (int)ir.n; i++)
+		n += ir.insn[i].op != JIT_NOP;
+	return n;
+}
+
+/* ---- decode ---- */
+
+static void test_decode_normalizes(void **state)
+{
+	/* const16 1; log_not; if_goto 10; const8 2; end; 10: const8 3; end */
+	decode("23 0001 0e 20 000a 22 02 27 22 03 27");
+	assert_int_equal(ir.insn[0].op, AX_CONST64);
+	assert_int_equal(ir.insn[1].op, JIT_CMP);
+	assert_int_equal(ir.insn[1].cc, JCC_E);
+	assert_int_equal(ir.insn[1].src, JSRC_IMM);
+	assert_int_equal(ir.insn[2].op, JIT_CMP_JCC);
+	assert_int_equal(ir.insn[2].cc, JCC_NE);
+	assert_int_equal(ir.insn[2].target, 5);
+	assert_true(ir.insn[5].flags & JF_TARGET);
+	assert_false(ir.insn[3].flags & JF_TARGET);
+}
+
+static void test_decode_reg_offset(void **state)
+{
+	decode("26 0005 26 0010 02 27");
+	assert_int_equal(ir.insn[0].imm, offsetof(struct pt_regs, di));
+	assert_int_equal(ir.insn[1].imm, offsetof(struct pt_regs, ip));
+	assert_true(ir.has_reg);
+}
+
+/* ---- opt_load_ext ---- */
+
+static void test_load_ext(void **state)
+{
+	decode("26 0005 16 20 26 0004 2a 10 02 26 0003 16 07 02 27");
+	assert_int_equal(opt_load_ext(&ir), 2);
+	assert_true(ir.insn[0].flags & JF_SX);
+	assert_int_equal(ir.insn[0].ext, 32);
+	assert_nop(1);
+	assert_true(ir.insn[2].flags & JF_ZX);
+	assert_int_equal(ir.insn[2].ext, 16);
+	assert_nop(3);
+	/* ext 7 has no load form */
+	assert_int_equal(ir.insn[6].op, AX_EXT);
+	assert_false(ir.insn[5].flags & (JF_SX | JF_ZX));
+}
+
+/* ---- opt_ext ---- */
+
+static void test_ext_after_const(void **state)
+{
+	/* 5 is already a sign-extended 32-bit value; 0x80 is not an s8 */
+	decode("22 05 16 20 22 80 16 08 02 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(1);
+	assert_int_equal(ir.insn[3].op, AX_EXT);
+}
+
+static void test_ext_after_ext(void **state)
+{
+	decode("26 0005 16 20 16 20 16 40 2a 40 27");
+	assert_int_equal(opt_ext(&ir), 3);
+	assert_int_equal(ir.insn[1].op, AX_EXT);	/* the first one stays */
+	assert_nop(2);
+	assert_nop(3);					/* ext 64 */
+	assert_nop(4);					/* zero_ext 64 */
+}
+
+static void test_ext_after_compare_and_ref(void **state)
+{
+	/* (1 < 2) zero_ext 1; ext 8 -> both gone; ref8 then zero_ext 8 */
+	decode("22 01 26 0002 14 2a 01 16 08 24 00010000 17 2a 08 02 27");
+	assert_int_equal(opt_ext(&ir), 3);
+	assert_nop(3);
+	assert_nop(4);
+	assert_nop(7);
+}
+
+static void test_ext_narrower_kept(void **state)
+{
+	/* ext 32 then ext 16 narrows: must stay */
+	decode("26 0005 16 20 16 10 27");
+	assert_int_equal(opt_ext(&ir), 0);
+}
+
+static void test_ext_not_across_join(void **state)
+{
+	/*
+	 * 0: reg 5; 3: ext 32; 5: dup; 6: if_goto 11; 9: ext 32 (removable:
+	 * only reached by falling through); 11: ext 32, a jump target: kept,
+	 * the pass forgets what it knows at every join.
+	 */
+	decode("26 0005 16 20 28 20 000b 16 20 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(4);
+	assert_int_equal(ir.insn[5].op, AX_EXT);
+}
+
+/* ---- opt_const_fold ---- */
+
+static void test_fold_binop(void **state)
+{
+	decode("22 02 22 03 02 22 04 04 27");
+	assert_int_equal(opt_const_fold(&ir), 2);
+	assert_int_equal(live_count(), 2);
+	assert_int_equal(ir.insn[4].op, AX_CONST64);
+	assert_int_equal(ir.insn[4].imm, 20);
+	assert_int_equal(ir.insn[4].depth, 0);
+}
+
+static void test_fold_semantics(void **state)
+{
+	/* 1 lsh 65 = 2 (count mod 64); ~5; INT64_MIN / -1 */
+	decode("22 01 22 41 09 22 05 12 02"
+	       " 25 8000000000000000 25 ffffffffffffffff 05 02 27");
+	opt_const_fold(&ir);
+	assert_int_equal(live_count(), 2);
+	assert_int_equal(ir.insn[9].op, AX_CONST64);
+	assert_int_equal(ir.insn[9].imm, 2 + ~5ULL + 0x8000000000000000ULL);
+}
+
+static void test_fold_keeps_div0(void **state)
+{
+	decode("22 02 22 00 05 27");
+	assert_int_equal(opt_const_fold(&ir), 0);
+	assert_int_equal(ir.insn[2].op, AX_DIV_SIGNED);
+}
+
+static void test_fold_if_goto(void **state)
+{
+	/* const8 1; if_goto 8; const8 5; end; 8: const8 6; end */
+	decode("22 01 20 0008 22 05 27 22 06 27");
+	assert_int_equal(opt_const_fold(&ir), 1);
+	assert_nop(0);
+	assert_int_equal(ir.insn[1].op, AX_GOTO);
+	assert_int_equal(ir.insn[1].target, 4);
+}
+
+static void test_fold_not_across_target(void **state)
+{
+	/* const 1; const 1; dup; if_goto 11; pop; const 2; 11: add; end */
+	decode("22 01 22 01 28 20 000b 29 22 02 02 27");
+	opt_const_fold(&ir);
+	assert_int_equal(ir.insn[6].op, AX_ADD);
+	assert_int_equal(ir.insn[5].op, AX_CONST64);
+}
+
+/* ---- opt_swap ---- */
+
+static void test_swap_compare(void **state)
+{
+	/* x > 0 as gdb writes it: reg 5; const8 0; swap; less_signed */
+	decode("26 0005 22 00 2b 14 27");
+	assert_int_equal(opt_swap(&ir), 1);
+	assert_nop(2);
+	assert_int_equal(ir.insn[3].op, JIT_CMP);
+	assert_int_equal(ir.insn[3].cc, JCC_G);
+}
+
+static void test_swap_commutative_and_not(void **state)
+{
+	decode("26 0005 26 0004 2b 02 26 0003 2b 03 27");
+	assert_int_equal(opt_swap(&ir), 1);
+	assert_nop(2);
+	assert_int_equal(ir.insn[5].op, AX_SWAP);	/* before sub: stays */
+}
+
+/* ---- opt_dup_pop ---- */
+
+static void test_dup_pop(void **state)
+{
+	decode("22 05 28 29 26 0003 29 27");
+	assert_int_equal(opt_dup_pop(&ir), 2);
+	assert_int_equal(live_count(), 2);
+	assert_int_equal(ir.insn[0].op, AX_CONST64);
+}
+
+static void test_dup_pop_keeps_side_effects(void **state)
+{
+	/* getv 1; pop: the hook may fail, so it stays */
+	decode("2c 0001 29 22 00 27");
+	assert_int_equal(opt_dup_pop(&ir), 0);
+}
+
+/* ---- opt_commute ---- */
+
+static void test_commute(void **state)
+{
+	decode("22 02 26 0005 04 22 03 26 0004 14 27");
+	assert_int_equal(opt_commute(&ir), 2);
+	assert_int_equal(ir.insn[0].op, AX_REG);
+	assert_int_equal(ir.insn[1].op, AX_CONST64);
+	assert_int_equal(ir.insn[1].imm, 2);
+	/* 3 < x  ==  x > 3 */
+	assert_int_equal(ir.insn[3].op, AX_REG);
+	assert_int_equal(ir.insn[4].imm, 3);
+	assert_int_equal(ir.insn[5].cc, JCC_G);
+}
+
+/* ---- opt_operands ---- */
+
+static void test_operands(void **state)
+{
+	decode("26 0005 22 03 02 26 0004 03 25 0000000100000000 10"
+	       " 22 00 07 27");
+	assert_int_equal(opt_operands(&ir), 2);
+	assert_int_equal(ir.insn[2].src, JSRC_IMM);
+	assert_int_equal(ir.insn[2].imm, 3);
+	assert_int_equal(ir.insn[2].depth, 1);
+	assert_int_equal(ir.insn[4].src, JSRC_REGS);
+	assert_int_equal(ir.insn[4].imm, offsetof(struct pt_regs, si));
+	/* 2^32 does not fit an imm32; a zero divisor stays a run-time op */
+	assert_int_equal(ir.insn[6].src, JSRC_STACK);
+	assert_int_equal(ir.insn[8].src, JSRC_STACK);
+}
+
+/* ---- opt_cmp_branch ---- */
+
+static void test_cmp_branch(void **state)
+{
+	/* reg 5; reg 4; less_signed; log_not; if_goto 14; const 1; end;
+	 * 14: const 2; end */
+	decode("26 0005 26 0004 14 0e 20 000e 22 01 27 22 02 27");
+	assert_int_equal(opt_cmp_branch(&ir), 2);
+	assert_nop(2);
+	assert_nop(3);
+	assert_int_equal(ir.insn[4].op, JIT_CMP_JCC);
+	assert_int_equal(ir.insn[4].cc, JCC_GE);
+	assert_int_equal(ir.insn[4].src, JSRC_STACK);
+	assert_int_equal(ir.insn[4].depth, 2);
+}
+
+static void test_cmp_lognot(void **state)
+{
+	decode("26 0005 26 0004 15 0e 27");
+	assert_int_equal(opt_cmp_branch(&ir), 1);
+	assert_int_equal(ir.insn[3].op, JIT_CMP);
+	assert_int_equal(ir.insn[3].cc, JCC_AE);
+}
+
+/* ---- shapes of compiled code ---- */
+
+static char text[8192];
+
+static const char *compile(const char *hex)
+{
+	char log[128];
+
+	prog = ax_test_prog(hex, false);
+	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
+	assert_true(user_disasm(prog->jit_image, prog->jit_size, false, text,
+				sizeof(text)) > 0);
+	return text;
+}
+
+static int count_prefix(const char *t, const char *pfx)
+{
+	int n = 0;
+
+	for (; *t; t = strchr(t, '\n') + 1) {
+		n += !strncmp(t, pfx, strlen(pfx));
+		if (!strchr(t, '\n'))
+			break;
+	}
+	return n;
+}
+
+static void test_shape_table3(void **state)
+{
+	/* the paper's Table 3: no stack traffic at all */
+	compile("22 02 26 00 05 16 20 04 16 20 22 03 26 00 04 16 20 04"
+		" 16 20 02 16 20 22 00 2b 14 27");
+	print_message("%s", text);
+	assert_int_equal(count_prefix(text, "push"), 0);
+	assert_int_equal(count_prefix(text, "pop"), 0);
+	assert_null(strstr(text, "rsp"));
+	assert_null(strstr(text, "rbp"));
+	/* two pt_regs loads, sign-extending: the ext 32s are folded in */
+	assert_int_equal(count_prefix(text, "movsxd rax, dword ptr [r11 + 0x70]"), 1);
+	assert_int_equal(count_prefix(text, "movsxd rsi, dword ptr [r11 + 0x68]"), 1);
+	/* swap + less_signed became one test + setg into rax */
+	assert_non_null(strstr(text, "test rax, rax\nsetg al\nmovzx eax, al\nret\n"));
+	assert_int_equal(count_prefix(text, "xchg"), 0);
+}
+
+static void test_shape_const_folded(void **state)
+{
+	compile("22 02 22 03 04 16 20 27");
+	assert_string_equal(text, "mov eax, 6\nret\nint3\n");
+}
+
+static void test_shape_reg_direct(void **state)
+{
+	compile("26 0005 27");
+	assert_non_null(strstr(text, "mov rax, qword ptr [r11 + 0x70]\nret"));
+}
+
+static void test_shape_pt_regs_operand(void **state)
+{
+	compile("26 0005 26 0004 02 27");
+	assert_non_null(strstr(text, "add rax, qword ptr [r11 + 0x68]"));
+	assert_int_equal(count_prefix(text, "mov rsi, qword"), 0);
+}
+
+static void test_shape_cmp_jcc(void **state)
+{
+	/* gdb's "counter1 > 5 && counter2 < 3": no setcc, only cmp/jcc */
+	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
+		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
+	assert_int_equal(count_prefix(text, "set"), 0);
+	assert_int_equal(count_prefix(text, "cmp rax, 5"), 1);
+	assert_int_equal(count_prefix(text, "cmp rax, 3"), 1);
+}
+
+static void test_shape_dup_pop_gone(void **state)
+{
+	compile("26 0005 28 29 28 29 27");
+	assert_non_null(strstr(text, "mov rax, qword ptr [r11 + 0x70]\nret"));
+	assert_int_equal(count_prefix(text, "mov rsi, qword"), 0);
+}
+
+static void test_shape_ext_gone_after_load(void **state)
+{
+	/* reg 5; ext 8; ext 16; ext 32: one movsx load */
+	compile("26 0005 16 08 16 10 16 20 27");
+	assert_int_equal(count_prefix(text, "movsx"), 1);
+	assert_non_null(strstr(text, "movsx rax, byte ptr [r11 + 0x70]"));
+}
+
+static void test_shape_div_by_const(void **state)
+{
+	/* a constant non-zero divisor needs no zero check */
+	compile("26 0005 22 07 05 27");
+	assert_int_equal(count_prefix(text, "idiv"), 1);
+	assert_int_equal(count_prefix(text, "test rcx"), 0);
+	assert_null(strstr(text, "dword ptr [rdi + 0x1c]"));
+}
+
+static void test_shape_mul_pow2(void **state)
+{
+	compile("26 0005 22 08 04 27");
+	assert_non_null(strstr(text, "shl rax, 3"));
+	assert_int_equal(count_prefix(text, "imul"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_teardown(f, teardown)
+		T(test_decode_normalizes),
+		T(test_decode_reg_offset),
+		T(test_load_ext),
+		T(test_ext_after_const),
+		T(test_ext_after_ext),
+		T(test_ext_after_compare_and_ref),
+		T(test_ext_narrower_kept),
+		T(test_ext_not_across_join),
+		T(test_fold_binop),
+		T(test_fold_semantics),
+		T(test_fold_keeps_div0),
+		T(test_fold_if_goto),
+		T(test_fold_not_across_target),
+		T(test_swap_compare),
+		T(test_swap_commutative_and_not),
+		T(test_dup_pop),
+		T(test_dup_pop_keeps_side_effects),
+		T(test_commute),
+		T(test_operands),
+		T(test_cmp_branch),
+		T(test_cmp_lognot),
+		T(test_shape_table3),
+		T(test_shape_const_folded),
+		T(test_shape_reg_direct),
+		T(test_shape_pt_regs_operand),
+		T(test_shape_cmp_jcc),
+		T(test_shape_dup_pop_gone),
+		T(test_shape_ext_gone_after_load),
+		T(test_shape_div_by_const),
+		T(test_shape_mul_pow2),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
