@@ -112,3 +112,4 @@ Usage: gtp-ksym NAME"""
 
 LoadModule()
 Ksym()
+exec(open(os.path.join(_HERE, "gtp_static.py")).read())  # static tracepoints (issue 6)

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * static_probe.c - probes on tracepoints for static tracepoints.
+ *
+ * One generic probe serves every event, whatever its prototype: the
+ * tracepoint calls gtp_static_entry(data, args...) (static_tp_entry.S),
+ * which saves the registers as it received them into a struct
+ * gtp_static_regs on its stack and calls gtp_static_hit() below.  So a
+ * condition compiled at __traceiter_EVENT reads its arguments from rsi,
+ * rdx, ... exactly as gdb's DWARF says, and 'collect $regs' shows them.
+ * The probe's data pointer is our struct gtp_static_att: it says which
+ * marker fired and whom to call.
+ *
+ * Lifetime: tracepoint_probe_unregister() + tracepoint_synchronize_
+ * unregister() (SRCU + RCU) guarantee no hit still runs before an att is
+ * freed.  An attached marker pins its module (try_module_get), so the
+ * tracepoint cannot vanish under a probe; gtp.ko itself detaches
+ * everything in its exit path before its code goes away.
+ *
+ * Debug/benchmark knob: /sys/module/gtp/parameters/static_debug
+ *	echo "capture SYSTEM:EVENT" >   count hits, keep the last $_sdata
+ *	echo "bare SYSTEM:EVENT" >      trampoline + empty callback (cost)
+ *	echo "cond SYSTEM:EVENT HEX" >  evaluate agent expression HEX per hit
+ *					(JIT if present, else interpreter)
+ *	echo off >                      detach
+ *	cat                             "attached=N hits=N true=N sdata=TEXT"
+ *					(attached: all static probes, gdb's too)
+ * It uses the same attach path as the tracepoint code, so the e2e tests can
+ * check register capture and probe removal without a gdb session.
+ */
+#define pr_fmt(fmt) "gtp: static: " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/tracepoint.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <asm/segment.h>
+
+#include "ax.h"
+#include "jit.h"
+#include "static_tp.h"
+#include "gtp_glue.h"
+
+struct gtp_static_att {
+	struct list_head list;		/* all_atts, under gtp_static_mutex */
+	struct gtp_marker *m;
+	u64 addr;
+	u32 nargs;
+	void (*hit)(void *ctx, struct pt_regs *regs);
+	void *ctx;
+};
+
+static LIST_HEAD(all_atts);
+
+/* static_tp_entry.S */
+void gtp_static_entry(void);
+
+/*
+ * The trampoline's C half: complete the register block and call the hit.
+ * Runs with preemption disabled inside the tracepoint; must not sleep.
+ */
+void notrace gtp_static_hit(struct gtp_static_regs *sr)
+{
+	const struct gtp_static_att *att = (void *)sr->regs.di;
+
+	/* The frame is "at" the marker, as if __traceiter_EVENT ran. */
+	sr->regs.ip = att->addr;
+	sr->regs.cs = __KERNEL_CS;
+	sr->regs.ss = __KERNEL_DS;
+	sr->nargs = att->nargs;
+	att->hit(att->ctx, &sr->regs);
+}
+
+static void check_layout(void)
+{
+	/* static_tp_entry.S hard-codes these. */
+	BUILD_BUG_ON(sizeof(struct pt_regs) != 168);
+	BUILD_BUG_ON(sizeof(struct gtp_static_regs) != 184);
+	BUILD_BUG_ON(offsetof(struct pt_regs, r15) != 0);
+	BUILD_BUG_ON(offsetof(struct pt_regs, bx) != 40);
+	BUILD_BUG_ON(offsetof(struct pt_regs, r8) != 72);
+	BUILD_BUG_ON(offsetof(struct pt_regs, di) != 112);
+	BUILD_BUG_ON(offsetof(struct pt_regs, ip) != 128);
+	BUILD_BUG_ON(offsetof(struct pt_regs, flags) != 144);
+	BUILD_BUG_ON(offsetof(struct pt_regs, sp) != 152);
+}
+
+int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
+		      void *ctx, void **handle)
+{
+	struct gtp_static_att *att;
+	struct gtp_marker *m;
+	int ret;
+
+	check_layout();
+	att = kzalloc(sizeof(*att), GFP_KERNEL);
+	if (!att)
+		return -ENOMEM;
+	att->addr = addr;
+	att->hit = hit;
+	att->ctx = ctx;
+
+	mutex_lock(&gtp_static_mutex);
+	m = gtp_marker_find(addr);
+	ret = -ENOENT;
+	if (!m)
+		goto err_unlock;
+	ret = -ENODEV;
+	if (m->mod && !try_module_get(m->mod))
+		goto err_unlock;
+	att->m = m;
+	att->nargs = m->nargs;
+	ret = tracepoint_probe_register(m->tp, gtp_static_entry, att);
+	if (ret)
+		goto err_put;
+	m->attached++;
+	list_add(&att->list, &all_atts);
+	mutex_unlock(&gtp_static_mutex);
+	*handle = att;
+	return 0;
+
+err_put:
+	if (m->mod)
+		module_put(m->mod);
+err_unlock:
+	mutex_unlock(&gtp_static_mutex);
+	kfree(att);
+	return ret;
+}
+
+/* Unregister; the caller waits for running probes before freeing. */
+static void unregister_att(struct gtp_static_att *att)
+{
+	lockdep_assert_held(&gtp_static_mutex);
+	WARN_ON_ONCE(tracepoint_probe_unregister(att->m->tp, gtp_static_entry,
+						 att));
+	att->m->attached--;
+	list_del(&att->list);
+}
+
+static void release_att(struct gtp_static_att *att)
+{
+	if (att->m->mod)
+		module_put(att->m->mod);
+	kfree(att);
+}
+
+void gtp_static_detach_many(void **handles, unsigned int n)
+{
+	unsigned int i;
+
+	mutex_lock(&gtp_static_mutex);
+	for (i = 0; i < n; i++)
+		if (handles[i])
+			unregister_att(handles[i]);
+	mutex_unlock(&gtp_static_mutex);
+	/* SRCU + RCU: every probe call that could see an att has returned. */
+	tracepoint_synchronize_unregister();
+	for (i = 0; i < n; i++)
+		if (handles[i])
+			release_att(handles[i]);
+}
+
+void gtp_static_detach(void *handle)
+{
+	gtp_static_detach_many(&handle, 1);
+}
+
+/* ---- the debug/benchmark knob ---- */
+
+/* a record with GTP_SDATA_MAX_ARGS words, as u64s */
+#define DBG_SDATA_WORDS	(2 + GTP_SDATA_MAX_ARGS)
+
+static struct {
+	void *handle;
+	struct ax_prog *prog;
+	atomic64_t hits, trues;
+	spinlock_t lock;		/* last_sdata, from probe context */
+	u64 last_sdata[DBG_SDATA_WORDS];
+	u32 last_len;
+	bool exiting;		/* module exit ran: refuse new probes */
+} dbg = {
+	.lock = __SPIN_LOCK_UNLOCKED(dbg.lock),
+};
+
+static void dbg_capture_hit(void *ctx, struct pt_regs *regs)
+{
+	unsigned long flags;
+
+	atomic64_inc(&dbg.hits);
+	spin_lock_irqsave(&dbg.lock, flags);
+	dbg.last_len = gtp_sdata_collect(regs, dbg.last_sdata,
+					 sizeof(dbg.last_sdata));
+	spin_unlock_irqrestore(&dbg.lock, flags);
+}
+
+static void dbg_bare_hit(void *ctx, struct pt_regs *regs)
+{
+}
+
+static void dbg_cond_hit(void *ctx, struct pt_regs *regs)
+{
+	struct ax_env env = { .regs = regs };
+
+	if (ax_run(ctx, &env) && !env.err)
+		atomic64_inc(&dbg.trues);
+}
+
+/* Weak: the JIT may not be linked in (then the interpreter runs). */
+extern int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
+	__weak;
+extern void ax_jit_free(struct ax_prog *prog) __weak;
+
+static void dbg_off(void)
+{
+	if (dbg.handle)
+		gtp_static_detach(dbg.handle);
+	dbg.handle = NULL;
+	if (dbg.prog) {
+		if (dbg.prog->jit && ax_jit_free)
+			ax_jit_free(dbg.prog);
+		ax_prog_free(dbg.prog);
+		dbg.prog = NULL;
+	}
+}
+
+static int dbg_parse_cond(const char *hex, struct ax_prog **prog)
+{
+	size_t n = strlen(hex);
+	char log[128];
+	u8 *code;
+	int ret;
+
+	if (!n || n % 2 || n / 2 > AX_MAX_CODE)
+		return -EINVAL;
+	code = kmalloc(n / 2, GFP_KERNEL);
+	if (!code)
+		return -ENOMEM;
+	ret = hex2bin(code, hex, n / 2);
+	if (!ret)
+		ret = ax_verify(code, n / 2, true, prog, log, sizeof(log));
+	kfree(code);
+	if (ret) {
+		pr_info("static_debug: condition refused: %s\n", log);
+		return ret;
+	}
+	if (ax_jit_compile && ax_jit_compile(*prog, log, sizeof(log)))
+		pr_info("static_debug: interpreting: %s\n", log);
+	return 0;
+}
+
+static int dbg_set(const char *val, const struct kernel_param *kp)
+{
+	char *buf, *argv[3] = { NULL };
+	void (*hit)(void *, struct pt_regs *);
+	void *ctx = NULL;
+	int argc = 0, ret;
+	char *p, *tok;
+	u64 addr;
+
+	buf = kstrdup(val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	p = strim(buf);
+	while ((tok = strsep(&p, " \t")) && argc < 3)
+		if (*tok)
+			argv[argc++] = tok;
+
+	mutex_lock(&gtp_mutex);
+	ret = -ENODEV;
+	if (dbg.exiting)
+		goto out;
+	dbg_off();
+	atomic64_set(&dbg.hits, 0);
+	atomic64_set(&dbg.trues, 0);
+	dbg.last_len = 0;
+	ret = 0;
+	if (argc == 1 && !strcmp(argv[0], "off"))
+		goto out;
+	ret = -EINVAL;
+	if (argc < 2 || gtp_static_marker_by_id(argv[1], &addr))
+		goto out;
+	if (argc == 2 && !strcmp(argv[0], "capture")) {
+		hit = dbg_capture_hit;
+	} else if (argc == 2 && !strcmp(argv[0], "bare")) {
+		hit = dbg_bare_hit;
+	} else if (argc == 3 && !strcmp(argv[0], "cond")) {
+		ret = dbg_parse_cond(argv[2], &dbg.prog);
+		if (ret)
+			goto out;
+		hit = dbg_cond_hit;
+		ctx = dbg.prog;
+	} else {
+		goto out;
+	}
+	ret = gtp_static_attach(addr, hit, ctx, &dbg.handle);
+	if (ret)
+		dbg_off();
+out:
+	mutex_unlock(&gtp_mutex);
+	kfree(buf);
+	return ret;
+}
+
+static int dbg_get(char *buffer, const struct kernel_param *kp)
+{
+	char text[256] = "";
+	unsigned long flags;
+	u64 rec[DBG_SDATA_WORDS];
+	unsigned int attached = 0;
+	struct gtp_static_att *att;
+	u32 len;
+
+	mutex_lock(&gtp_static_mutex);
+	list_for_each_entry(att, &all_atts, list)
+		attached++;
+	mutex_unlock(&gtp_static_mutex);
+	spin_lock_irqsave(&dbg.lock, flags);
+	len = dbg.last_len;
+	memcpy(rec, dbg.last_sdata, len);
+	spin_unlock_irqrestore(&dbg.lock, flags);
+	if (len)
+		gtp_static_sdata_format(rec, len, text, sizeof(text));
+	return scnprintf(buffer, PAGE_SIZE,
+			 "attached=%u hits=%lld true=%lld sdata=%s\n", attached,
+			 atomic64_read(&dbg.hits), atomic64_read(&dbg.trues),
+			 text);
+}
+
+static const struct kernel_param_ops dbg_ops = {
+	.set = dbg_set,
+	.get = dbg_get,
+};
+module_param_cb(static_debug, &dbg_ops, NULL, 0600);
+MODULE_PARM_DESC(static_debug,
+		 "static tracepoint self-test: capture|bare SYSTEM:EVENT, cond SYSTEM:EVENT HEX, off");
+
+/* gtp_static_tp_exit(): nothing may stay registered once we are gone. */
+void gtp_static_probe_exit(void)
+{
+	struct gtp_static_att *att, *tmp;
+	LIST_HEAD(dead);
+
+	/* Under gtp_mutex (glue exit): the knob outlives exit() briefly. */
+	dbg.exiting = true;
+	dbg_off();
+	mutex_lock(&gtp_static_mutex);
+	list_for_each_entry_safe(att, tmp, &all_atts, list) {
+		unregister_att(att);
+		list_add(&att->list, &dead);
+	}
+	mutex_unlock(&gtp_static_mutex);
+	if (list_empty(&dead))
+		return;
+	pr_warn("detaching static probes left attached at unload\n");
+	tracepoint_synchronize_unregister();
+	list_for_each_entry_safe(att, tmp, &dead, list)
+		release_att(att);
+}

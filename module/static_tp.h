@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * static_tp.h - static tracepoints: the kernel's TRACE_EVENTs as gdb
+ * "static tracepoint markers", and probes on them.
+ *
+ * Markers (static_tp.c): every tracepoint of vmlinux and of loaded modules,
+ * id "SYSTEM:EVENT" (the tracefs names), address = the tracepoint's
+ * __traceiter_EVENT function (gdb symbolizes it, and its DWARF describes
+ * the arguments in the registers the probe sees), extra data = the event's
+ * fields.  Served by qTfSTM/qTsSTM/qTSTMat.
+ *
+ * Probes (static_probe.c): the tracepoint code attaches a hit callback to a
+ * marker at QTStart and detaches it at QTStop.  The callback runs in the
+ * tracepoint's context (preemption off, may not sleep) with a pt_regs that
+ * is really a struct gtp_static_regs (core/static_data.h).
+ *
+ * Hooks the tracepoint code calls (all under gtp_mutex):
+ *	gtp_static_on_qtinit()	 QTinit received
+ *	gtp_static_on_start()	 QTStart received (before attaching)
+ *	gtp_static_on_stop()	 QTStop / trace stopped
+ * They drive the qTSTMat gating that keeps stock gdb's `strace` from
+ * crashing (see README "Static tracepoints").
+ */
+#ifndef GTP_STATIC_TP_H
+#define GTP_STATIC_TP_H
+
+#include <linux/types.h>
+#include <linux/mutex.h>
+#include <linux/list.h>
+#include <linux/tracepoint.h>
+
+#include "static_data.h"
+
+struct gtp_conn;
+
+#define GTP_SDATA_MAX_FIELDS	GTP_SDATA_MAX_ARGS
+
+/* One tracepoint as gdb sees it.  Lives while its module is loaded. */
+struct gtp_marker {
+	struct list_head list;
+	struct tracepoint *tp;
+	struct module *mod;		/* NULL: vmlinux */
+	const char *system;		/* trace event system, or NULL */
+	char *extra;			/* "int counter1; int counter2" */
+	u32 nargs;			/* arguments after the data pointer */
+	u32 nfields;			/* fields[] valid if == nargs */
+	struct gtp_sdata_field fields[GTP_SDATA_MAX_FIELDS];
+	u32 attached;			/* probes we registered on it */
+};
+
+/* Markers, protected by gtp_static_mutex (static_tp.c). */
+extern struct mutex gtp_static_mutex;
+struct gtp_marker *gtp_marker_find(u64 addr);
+
+static inline u64 gtp_marker_addr(const struct gtp_marker *m)
+{
+	return (unsigned long)m->tp->iterator;
+}
+
+/* "SYSTEM:EVENT" -> its marker's address; 0 or -ENOENT. */
+int gtp_static_marker_by_id(const char *id, u64 *addr);
+
+/* Is @addr a marker address (a static tracepoint site)? */
+bool gtp_static_marker_at(u64 addr);
+
+/*
+ * gtp_static_attach - register a probe on the tracepoint of marker @addr
+ * @hit:	called on every hit with @ctx and the registers
+ * @handle:	set on success, for gtp_static_detach()
+ *
+ * Returns 0, -ENOENT (no marker there), -ENOMEM, or the kernel's error from
+ * tracepoint_probe_register().  The marker's module is pinned until detach.
+ */
+int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
+		      void *ctx, void **handle);
+/* Unregister; after it returns no hit callback of @handle is running. */
+void gtp_static_detach(void *handle);
+/* Several detaches, one grace period: the handles are freed. */
+void gtp_static_detach_many(void **handles, unsigned int n);
+
+/* The qTSTMat gating: see the top of this file. */
+void gtp_static_on_qtinit(void);
+void gtp_static_on_start(void);
+void gtp_static_on_stop(void);
+
+/*
+ * The selected trace frame's $_sdata record, for qXfer:statictrace:read.
+ * Provided by the frame code; the default (no frame support) finds none.
+ * Returns 0 and sets *rec and *len, or -ENOENT.
+ */
+int gtp_frame_sdata(struct gtp_conn *gc, const void **rec, u32 *len);
+
+/* $_sdata text of @rec with its marker's field names. */
+int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
+			    size_t size);
+
+/* static_probe.c: the entry trampoline's C half, and its init/exit. */
+void gtp_static_probe_exit(void);
+
+#endif /* GTP_STATIC_TP_H */
