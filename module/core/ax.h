@@ -94,7 +94,11 @@ enum ax_error {
  *  - Result: the top of stack at 'end', or 0 when the stack is empty.
  */
 
-/* One decoded instruction, produced by the verifier. */
+/*
+ * One decoded instruction, produced by the verifier.  ax_verify() refuses
+ * unreachable code, so every insn has a known depth (the same on every
+ * path reaching it); see module/core/ax_verify.c for the rules.
+ */
 struct ax_insn {
 	u8 op;			/* enum ax_opcode */
 	u8 len;			/* bytes in the bytecode, operands included */
