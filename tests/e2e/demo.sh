@@ -1,17 +1,8 @@
 #!/bin/bash
 # tests/e2e/demo.sh - the session `make demo` shows (run inside the guest by
-# tests/vm/run): stock gdb attached to the live kernel through /proc/gtp.
+# tests/vm/run): stock gdb attached to the live kernel through /proc/gtp
+# runs the paper's Fig. 12 conditional-tracepoint session (demo.gdb).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-banner=$(awk '$3 == "linux_banner" { print $1 }' /proc/kallsyms)
-
-echo "### gdb → target remote /proc/gtp (guest kernel $(uname -r))"
-gdb -nx -q -batch \
-	-ex 'set trace-commands on' \
-	-ex "source $repo/gdb-scripts/gtp.py" \
-	-ex 'target remote /proc/gtp' \
-	-ex 'tstatus' \
-	-ex "x/s 0x$banner" \
-	-ex 'gtp-load-module gtp_test' \
-	-ex 'info line gtp_test_function' \
-	-ex 'detach'
+cd "$(dirname "$0")/../.."
+echo "### gtp demo: stock $(gdb --version | head -n1) on guest kernel $(uname -r)"
+exec gdb -nx -q -batch -x tests/e2e/demo.gdb
