@@ -795,7 +795,7 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		emit_hook(ctx, pprog, in);
 		break;
 	default:
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
 	return ctx->err;
 }
@@ -909,7 +909,7 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
  *       @out->alloc and the code size in @out->size
  * @log, @logsz: reason on failure
  *
- * Returns 0, -EOPNOTSUPP (an op the JIT cannot compile), -ENOMEM, or
+ * Returns 0, -EINVAL (an op the JIT cannot compile), -ENOMEM, or
  * -EFAULT (layout did not converge, an insn overflowed: a JIT bug).
  */
 int jit_codegen(const struct jit_ir *ir, struct jit_image *out,

@@ -18,8 +18,10 @@
  * @prog: from ax_verify(); on success prog->jit, jit_image, jit_size are set
  * @log, @logsz: a one-line reason on failure
  *
- * Returns 0 or -errno (-EOPNOTSUPP: not compilable, -ENOMEM, -EFAULT: a
- * JIT bug, reported rather than run).
+ * Returns 0 or -errno: -EOPNOTSUPP when the JIT is disabled (jit=0, no
+ * executable memory), -ENOMEM, -EINVAL (an op the JIT does not know: the
+ * verifier admitted something new), -EFAULT (a JIT bug, reported rather
+ * than run).
  */
 int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 {
@@ -31,6 +33,10 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	prog->jit_image = NULL;
 	prog->jit_size = 0;
 
+	if (!gtp_jit_enabled()) {
+		scnprintf(log, logsz, "jit: disabled");
+		return -EOPNOTSUPP;
+	}
 	err = jit_decode(prog, &ir);
 	if (err) {
 		scnprintf(log, logsz, "jit: cannot decode program (error %d)",

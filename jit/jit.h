@@ -26,14 +26,15 @@ int gtp_exec_seal(void *image, size_t size);	/* -> RO + X */
 void gtp_exec_free(void *image, size_t size);
 
 /*
- * Module side only (module/exec_mem.c): gtp_exec_init() from module init
- * (resolves the allocator; 0 even when the JIT ends up disabled),
- * gtp_exec_exit() from module exit after every image is freed.
- * gtp_jit_enabled() is false with the 'jit=0' parameter or without
- * executable memory: then tracepoints are interpreted.
+ * gtp_jit_enabled(): false with the module's 'jit=0' parameter or without
+ * executable memory; ax_jit_compile() then returns -EOPNOTSUPP and the
+ * tracepoint is interpreted.  Always true in userspace.  Module side
+ * (module/exec_mem.c): gtp_exec_init() from module init resolves the
+ * allocator (otherwise the first gtp_jit_enabled() does), gtp_exec_exit()
+ * from module exit after every image is freed.
  */
+bool gtp_jit_enabled(void);
 int gtp_exec_init(void);
 void gtp_exec_exit(void);
-bool gtp_jit_enabled(void);
 
 #endif /* GTP_JIT_H */

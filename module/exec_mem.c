@@ -14,7 +14,9 @@
  * modules on 6.1.  gtp_exec_init() resolves them once through
  * kallsyms_lookup_name(), whose own address comes from a kprobe that is
  * registered only to read kp.addr and is unregistered at once.  If that
- * fails the JIT is off and every tracepoint is interpreted.
+ * fails the JIT is off and every tracepoint is interpreted.  Resolution
+ * happens in gtp_exec_init() (module init) or, if nobody called that, on
+ * the first gtp_jit_enabled() (tracepoint creation, process context).
  *
  * Lifetime: an image is freed (ax_jit_free()) only after the probes that
  * run it are unregistered and their handlers have finished.
@@ -27,26 +29,19 @@
 #include <linux/kprobes.h>
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include "jit.h"
 
 static bool jit = true;
 module_param(jit, bool, 0644);
 MODULE_PARM_DESC(jit, "compile agent expressions to x86-64 (0: always interpret)");
 
+static DEFINE_MUTEX(gtp_exec_lock);
+static bool gtp_exec_tried;		/* under gtp_exec_lock */
 static void *(*gtp_module_alloc)(unsigned long size);
 static int (*gtp_set_memory_ro)(unsigned long addr, int numpages);
 static int (*gtp_set_memory_x)(unsigned long addr, int numpages);
 
-/**
- * gtp_jit_enabled - should new tracepoints be JIT-compiled?
- *
- * False with jit=0 or when executable memory is unavailable.  Read when a
- * tracepoint is created: changing the parameter affects later ones.
- */
-bool gtp_jit_enabled(void)
-{
-	return READ_ONCE(jit) && gtp_module_alloc;
-}
 
 static unsigned long lookup_kallsyms_lookup_name(void)
 {
@@ -65,13 +60,7 @@ static unsigned long lookup_kallsyms_lookup_name(void)
 	return addr;
 }
 
-/**
- * gtp_exec_init - resolve the allocator; call from module init
- *
- * Always returns 0: without executable memory the JIT is simply disabled
- * (and says so), the module still works.
- */
-int gtp_exec_init(void)
+static void gtp_exec_resolve(void)
 {
 	unsigned long (*lookup)(const char *name);
 	void *ma, *ro, *x;
@@ -90,11 +79,44 @@ int gtp_exec_init(void)
 	gtp_set_memory_x = x;
 	/* published last: gtp_jit_enabled() tests this one */
 	smp_store_release(&gtp_module_alloc, ma);
-	return 0;
+	return;
 
 out_disabled:
 	pr_warn("jit: disabled, agent expressions will be interpreted\n");
+}
+
+/**
+ * gtp_exec_init - resolve the allocator (once); call from module init
+ *
+ * May sleep.  Always returns 0: without executable memory the JIT is
+ * simply disabled (and says so), the module still works.
+ */
+int gtp_exec_init(void)
+{
+	mutex_lock(&gtp_exec_lock);
+	if (!gtp_exec_tried) {
+		gtp_exec_tried = true;
+		gtp_exec_resolve();
+	}
+	mutex_unlock(&gtp_exec_lock);
 	return 0;
+}
+
+/**
+ * gtp_jit_enabled - should a new tracepoint be JIT-compiled?
+ *
+ * False with jit=0 or when executable memory is unavailable.  Asked by
+ * ax_jit_compile() when a tracepoint is created (process context; the
+ * first call may resolve the allocator and sleep): changing the parameter
+ * affects tracepoints created afterwards.
+ */
+bool gtp_jit_enabled(void)
+{
+	if (!READ_ONCE(jit))
+		return false;
+	if (!smp_load_acquire(&gtp_module_alloc))
+		gtp_exec_init();
+	return READ_ONCE(gtp_module_alloc) != NULL;
 }
 
 /* Images are freed by their tracepoints before this runs. */

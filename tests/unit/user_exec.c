@@ -52,3 +52,9 @@ void gtp_exec_free(void *image, size_t size)
 	h = (struct exec_hdr *)image - 1;
 	munmap(h, h->maplen);
 }
+
+/* No module parameter in userspace: the JIT is always on. */
+bool gtp_jit_enabled(void)
+{
+	return true;
+}
