@@ -606,66 +606,86 @@ static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
 	*pprog = prog;
 }
 
+/* Argument register @dst = slot @s, from its register or its home. */
+static void load_arg(u8 **pprog, int dst, int s)
+{
+	if (slot_in_reg(s))
+		emit_mov_rr(pprog, dst, jit_slot_reg[s]);
+	else
+		emit_load(pprog, 8, false, dst, X86_RSP, slot_home(s));
+}
+
 /*
- * Hook calls: every register slot below the current depth goes to its
- * home, arguments are loaded from the homes (no parallel-move puzzles
- * with rsi being both slot 1 and argument 2), and live slots come back.
+ * Hook calls.  The register slots that outlive the call ('keep': those
+ * below the operands, and operands that stay on the stack) go to their
+ * homes; the arguments are moved straight from the operand slots, rdx and
+ * rcx before rsi (rsi is also slot 1, and slot registers are never rdx or
+ * rcx, so that order has no conflicts); after the call the kept slots come
+ * back and a result goes straight into its slot.
  */
 static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		      const struct jit_insn *in)
 {
 	u8 *prog = *pprog;
-	int d = in->depth, s, after, res = -1, size = 0;
+	int d = in->depth, s, keep, res = -1, size = 0;
 
-	for (s = 0; s < d && slot_in_reg(s); s++)
+	switch (in->op) {
+	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
+		keep = d - 1;
+		res = d - 1;
+		size = 1 << (in->op - AX_REF8);
+		break;
+	case AX_TRACE: case AX_TRACENZ:
+		keep = d - 2;
+		break;
+	case AX_GETV:
+		keep = d;
+		res = d;
+		size = 8;
+		break;
+	default:	/* trace_quick, setv, tracev: the stack is unchanged */
+		keep = d;
+		break;
+	}
+	for (s = 0; s < keep && slot_in_reg(s); s++)
 		emit_store(&prog, 8, X86_RSP, slot_home(s), jit_slot_reg[s]);
 
 	switch (in->op) {
 	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
 		/* ax_hook_read(env, addr, &scratch, size) */
-		size = 1 << (in->op - AX_REF8);
-		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 1));
 		emit_lea(&prog, X86_RDX, X86_RSP, ctx->scratch);
 		emit_mov_imm(&prog, X86_RCX, size);
-		after = d;
-		res = d - 1;
+		load_arg(&prog, X86_RSI, d - 1);
 		break;
 	case AX_TRACE: case AX_TRACENZ:
 		/* ax_hook_trace(env, addr, size, upto_nul) */
-		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 2));
-		emit_load(&prog, 8, false, X86_RDX, X86_RSP, slot_home(d - 1));
+		load_arg(&prog, X86_RDX, d - 1);
+		load_arg(&prog, X86_RSI, d - 2);
 		/* a size above U32_MAX fails before the hook: mov ecx, edx;
 		 * cmp rcx, rdx; jne error */
 		emit_mov_rr32(&prog, X86_RCX, X86_RDX);
 		emit_alu_rr(&prog, X86_CMP, X86_RCX, X86_RDX);
 		emit_error_if(ctx, &prog, JCC_NE, AX_ERR_TRACE, in);
 		emit_mov_imm(&prog, X86_RCX, in->op == AX_TRACENZ);
-		after = d - 2;
 		break;
 	case AX_TRACE_QUICK:
-		emit_load(&prog, 8, false, X86_RSI, X86_RSP, slot_home(d - 1));
 		emit_mov_imm(&prog, X86_RDX, in->imm);
 		emit_mov_imm(&prog, X86_RCX, 0);
-		after = d;
+		load_arg(&prog, X86_RSI, d - 1);
 		break;
 	case AX_GETV:
 		/* ax_hook_getv(env, tsv, &scratch) */
-		emit_mov_imm(&prog, X86_RSI, in->imm);
 		emit_lea(&prog, X86_RDX, X86_RSP, ctx->scratch);
-		after = d + 1;
-		res = d;
-		size = 8;
+		emit_mov_imm(&prog, X86_RSI, in->imm);
 		break;
 	case AX_SETV:
 		/* ax_hook_setv(env, tsv, top) */
+		load_arg(&prog, X86_RDX, d - 1);
 		emit_mov_imm(&prog, X86_RSI, in->imm);
-		emit_load(&prog, 8, false, X86_RDX, X86_RSP, slot_home(d - 1));
-		after = d;
 		break;
 	default:
 		/* ax_hook_tracev(env, tsv) */
 		emit_mov_imm(&prog, X86_RSI, in->imm);
-		after = d;
 		break;
 	}
 	emit_mov_rr(&prog, X86_RDI, ctx->env);
@@ -681,10 +701,9 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		if (!slot_in_reg(res))
 			put_slot(&prog, res, r);
 	}
-	for (s = 0; s < after && slot_in_reg(s); s++)
-		if (s != res)
-			emit_load(&prog, 8, false, jit_slot_reg[s], X86_RSP,
-				  slot_home(s));
+	for (s = 0; s < keep && slot_in_reg(s); s++)
+		emit_load(&prog, 8, false, jit_slot_reg[s], X86_RSP,
+			  slot_home(s));
 	*pprog = prog;
 }
 
