@@ -697,7 +697,8 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 	if (res >= 0) {
 		int r = dst_slot(res, X86_RCX);
 
-		emit_load(&prog, size, false, r, X86_RSP, ctx->scratch);
+		emit_load(&prog, size, in->flags & JF_SX, r, X86_RSP,
+			  ctx->scratch);
 		if (!slot_in_reg(res))
 			put_slot(&prog, res, r);
 	}

@@ -50,7 +50,8 @@ enum jit_cc {
 
 /* jit_insn.flags */
 #define JF_TARGET	0x01	/* some jump lands here: a basic block starts */
-#define JF_SX		0x02	/* JIT reg load: sign-extend from 'ext' bits */
+#define JF_SX		0x02	/* reg load: sign-extend from 'ext' bits;
+				 * ref8..32: sign-extend the value read */
 #define JF_ZX		0x04	/* JIT reg load: zero-extend from 'ext' bits */
 
 struct jit_insn {

@@ -11,6 +11,7 @@
  * two adjacent pure pushes.
  *
  *   opt_load_ext    reg N; ext 8/16/32       -> one movsx/movzx load
+ *                   ref32; ext 32 (8, 16)    -> the read value loaded movsx
  *   opt_ext         ext/zero_ext of a value already that narrow -> gone
  *                   (constants, compares, loads, previous ext/zero_ext)
  *   opt_const_fold  const a; const b; op     -> const (a op b), also unary
@@ -46,7 +47,19 @@ static bool is_plain_reg(const struct jit_ir *ir, int i)
 	       ir->insn[i].imm != (u32)-1;
 }
 
-/* reg N; ext 8/16/32 (or zero_ext): load only the low bytes, extended. */
+static bool is_ref_of(const struct jit_ir *ir, int i, u64 bits)
+{
+	u8 op = i >= 0 ? ir->insn[i].op : 0;
+
+	return op >= AX_REF8 && op <= AX_REF32 &&
+	       !(ir->insn[i].flags & JF_SX) && (8ULL << (op - AX_REF8)) == bits;
+}
+
+/*
+ * reg N; ext 8/16/32 (or zero_ext): load only the low bytes, extended.
+ * ref8/16/32; ext of the same width: the value read is loaded
+ * sign-extended (gdb follows every 'int' read with 'ext 32').
+ */
 int opt_load_ext(struct jit_ir *ir)
 {
 	int i, p, n = 0;
@@ -59,6 +72,12 @@ int opt_load_ext(struct jit_ir *ir)
 		if (in->imm != 8 && in->imm != 16 && in->imm != 32)
 			continue;
 		p = jit_prev(ir, i);
+		if (in->op == AX_EXT && is_ref_of(ir, p, in->imm)) {
+			ir->insn[p].flags |= JF_SX;
+			kill(in);
+			n++;
+			continue;
+		}
 		if (!is_plain_reg(ir, p))
 			continue;
 		ir->insn[p].flags |= in->op == AX_EXT ? JF_SX : JF_ZX;
@@ -164,7 +183,11 @@ int opt_ext(struct jit_ir *ir)
 			w[in->src == JSRC_STACK ? d - 2 : d - 1] = t;
 			break;
 		case AX_REF8: case AX_REF16: case AX_REF32:
-			w[d - 1] = zx_width(8 << (in->op - AX_REF8));
+			if (in->flags & JF_SX)
+				w[d - 1] = (struct width){
+					8 << (in->op - AX_REF8), 64 };
+			else
+				w[d - 1] = zx_width(8 << (in->op - AX_REF8));
 			break;
 		case AX_DUP:
 			w[d] = w[d - 1];

@@ -387,6 +387,10 @@ static void test_ref(void **state)
 	assert_val(run("25 0000000000001001 18 27"), 0x3322);
 	assert_val(run("25 0000000000001004 19 27"), 0x88776655);
 	assert_val(run("25 0000000000001008 1a 27"), 0x00ffeeddccbbaa99ULL);
+	/* ref32; ext 32 and ref16; ext 16: loaded sign-extended */
+	assert_val(run("25 0000000000001004 19 16 20 27"), 0xffffffff88776655ULL);
+	assert_val(run("25 0000000000001008 18 16 10 27"), 0xffffffffffffaa99ULL);
+	assert_val(run("25 0000000000001000 19 16 20 27"), 0x44332211);
 	/* the address from a register, deep in the frame */
 	regs.bp = MEM_ADDR + 2;
 	assert_val(run(PAD5 " 22 01 26 0006 19 02 27"), 0x66554433 + 1);

@@ -91,6 +91,16 @@ static void test_load_ext(void **state)
 	assert_false(ir.insn[5].flags & (JF_SX | JF_ZX));
 }
 
+static void test_load_ext_ref(void **state)
+{
+	/* ref32; ext 32 -> sign-extending read; ref8; ext 16 stays */
+	decode("22 10 19 16 20 22 10 17 16 10 02 27");
+	assert_int_equal(opt_load_ext(&ir), 1);
+	assert_true(ir.insn[1].flags & JF_SX);
+	assert_nop(2);
+	assert_int_equal(ir.insn[5].op, AX_EXT);
+}
+
 /* ---- opt_ext ---- */
 
 static void test_ext_after_const(void **state)
@@ -396,6 +406,7 @@ int main(void)
 		T(test_decode_normalizes),
 		T(test_decode_reg_offset),
 		T(test_load_ext),
+		T(test_load_ext_ref),
 		T(test_ext_after_const),
 		T(test_ext_after_ext),
 		T(test_ext_after_compare_and_ref),
