@@ -197,6 +197,13 @@ void gtp_traceframe_deselect(struct gtp_conn *gc)
 {
 	gc->frame = -1;
 	gc->view = NULL;
+	/*
+	 * Also called whenever the frames change (QTStart, QTinit): the
+	 * qTBuffer position cache describes the old frames; (0, 0) always
+	 * holds.
+	 */
+	gc->buf_idx = 0;
+	gc->buf_off = 0;
 }
 
 int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
