@@ -307,6 +307,12 @@ static void gen_block(struct gen *g, int nops)
 			op(g, AX_SUB, -1);
 			op(g, AX_SETV, 0);
 			be(g, 7, 2);
+			if (rn(2)) {
+				/* 0 < $7: a compare fused into the back jump */
+				push_const(g, 0);
+				op(g, AX_SWAP, 0);
+				op(g, AX_LESS_SIGNED, -1);
+			}
 			jump(g, AX_IF_GOTO, l1);
 			break;
 		}
