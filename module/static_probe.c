@@ -35,10 +35,15 @@
 #include <linux/tracepoint.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <asm/segment.h>
 
 #include "ax.h"
 #include "jit.h"
+#include "collect.h"
+#include "tracepoint.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
 
@@ -150,6 +155,8 @@ void gtp_static_detach_many(void **handles, unsigned int n)
 {
 	unsigned int i;
 
+	if (!n)
+		return;
 	mutex_lock(&gtp_static_mutex);
 	for (i = 0; i < n; i++)
 		if (handles[i])
@@ -165,6 +172,113 @@ void gtp_static_detach_many(void **handles, unsigned int n)
 void gtp_static_detach(void *handle)
 {
 	gtp_static_detach_many(&handle, 1);
+}
+
+/* ---- arming gdb's static tracepoints (QTStart .. QTStop) ---- */
+
+/*
+ * Frames are built in per-CPU scratch space, as for kprobes, but unlike
+ * kprobe handlers tracepoint probes nest: an interrupt can hit a
+ * tracepoint while this CPU is inside a hit.  So there is one area per
+ * interrupt context level (task, softirq, hardirq, NMI); a hit that finds
+ * its level busy (recursion through a tracepoint in our own path) is
+ * dropped rather than corrupting the frame under construction.
+ */
+#define NR_LEVELS	4
+
+struct arm_cpu {
+	u8 busy[NR_LEVELS];
+};
+
+static DEFINE_PER_CPU(struct arm_cpu, arm_cpu);
+static u8 *arm_scratch;		/* nr_cpu_ids * NR_LEVELS areas */
+static void **arm_handles;
+static unsigned int arm_n;
+
+static void static_tp_hit(void *ctx, struct pt_regs *regs)
+{
+	unsigned int level = interrupt_context_level();
+	u8 *busy = this_cpu_ptr(&arm_cpu)->busy + level;
+	size_t area = (size_t)smp_processor_id() * NR_LEVELS + level;
+
+	if (*busy)
+		return;
+	*busy = 1;
+	barrier();	/* set before any frame byte is written */
+	gtp_tp_hit(ctx, regs, arm_scratch + area * GTP_SCRATCH_SIZE,
+		   GTP_SCRATCH_SIZE);
+	barrier();
+	*busy = 0;
+}
+
+static const char *attach_refusal(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no static tracepoint marker at this address (gtp-markers lists them)";
+	case -ENODEV:
+		return "the marker's module is going away";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "refused by tracepoint_probe_register";
+	}
+}
+
+int gtp_static_arm(struct gtp_conn *gc)
+{
+	unsigned int n = 0;
+	struct gtp_tp *tp;
+	int ret;
+
+	lockdep_assert_held(&gtp_mutex);
+	if (WARN_ON_ONCE(arm_n))
+		return -EBUSY;
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		/* A plain tracepoint on a marker is a static one (`trace *ADDR`). */
+		if (!tp->is_static && gtp_static_marker_at(tp->addr))
+			tp->is_static = true;
+		n += tp->is_static;
+	}
+	if (!n)
+		return 0;
+	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
+	arm_scratch = vmalloc(array3_size(nr_cpu_ids, NR_LEVELS,
+					  GTP_SCRATCH_SIZE));
+	if (!arm_handles || !arm_scratch) {
+		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		if (!tp->is_static)
+			continue;
+		ret = gtp_static_attach(tp->addr, static_tp_hit, tp,
+					&arm_handles[arm_n]);
+		if (ret) {
+			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
+				    tp->num, (unsigned long long)tp->addr,
+				    attach_refusal(ret), ret);
+			goto err;
+		}
+		arm_n++;
+	}
+	return 0;
+
+err:
+	gtp_static_disarm();
+	return ret;
+}
+
+void gtp_static_disarm(void)
+{
+	lockdep_assert_held(&gtp_mutex);
+	gtp_static_detach_many(arm_handles, arm_n);
+	arm_n = 0;
+	kfree(arm_handles);
+	arm_handles = NULL;
+	vfree(arm_scratch);
+	arm_scratch = NULL;
 }
 
 /* ---- the debug/benchmark knob ---- */
@@ -345,6 +459,7 @@ void gtp_static_probe_exit(void)
 	/* Under gtp_mutex (glue exit): the knob outlives exit() briefly. */
 	dbg.exiting = true;
 	dbg_off();
+	gtp_static_disarm();
 	mutex_lock(&gtp_static_mutex);
 	list_for_each_entry_safe(att, tmp, &all_atts, list) {
 		unregister_att(att);

@@ -47,6 +47,8 @@
 #include <linux/slab.h>
 
 #include "packets.h"
+#include "frame.h"
+#include "trace.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
 
@@ -58,9 +60,6 @@ struct marker_node {
 	struct hlist_node hnode;
 	struct gtp_marker *m;
 };
-
-/* qTSTMat answers a marker only while this is set (QTinit..QTStart). */
-static bool stmat_open;
 
 /* vmlinux's __bpf_raw_tp section, from kallsyms (NULL if unavailable). */
 static struct bpf_raw_event_map *raw_start, *raw_stop;
@@ -370,23 +369,6 @@ static struct notifier_block tp_module_nb = {
 	.notifier_call = tp_module_notify,
 };
 
-/* ---- gating hooks (called by the tracepoint code under gtp_mutex) ---- */
-
-void gtp_static_on_qtinit(void)
-{
-	WRITE_ONCE(stmat_open, true);
-}
-
-void gtp_static_on_start(void)
-{
-	WRITE_ONCE(stmat_open, false);
-}
-
-void gtp_static_on_stop(void)
-{
-	WRITE_ONCE(stmat_open, false);
-}
-
 /* ---- packets ---- */
 
 /* Reply bytes of "ADDR:HEXID:HEXEXTRA" for @m. */
@@ -468,7 +450,7 @@ static void pkt_qtstmat(struct gtp_conn *gc, char *args)
 		return;
 	}
 	mutex_lock(&gtp_static_mutex);
-	m = READ_ONCE(stmat_open) ? marker_of_addr(addr) : NULL;
+	m = gtp_static_stmat_open() ? marker_of_addr(addr) : NULL;
 	if (m && rsp_reply_room(gtp_rsp(gc)) > marker_len(m)) {
 		gtp_reply(gc, "m");
 		reply_marker(gc, m);
@@ -480,10 +462,25 @@ static void pkt_qtstmat(struct gtp_conn *gc, char *args)
 		gtp_reply(gc, "l");
 }
 
-/* Without frame support there is no selected frame, so no $_sdata. */
-int __weak gtp_frame_sdata(struct gtp_conn *gc, const void **rec, u32 *len)
+/*
+ * The selected frame's $_sdata record, copied (frames hold it unaligned).
+ * Returns a kmalloc'ed record and its length, or NULL.
+ */
+static void *frame_sdata(struct gtp_conn *gc, u32 *len)
 {
-	return -ENOENT;
+	const u8 *f;
+	u32 flen, off;
+	void *rec;
+
+	if (gc->frame < 0 || !gtp_trace_frames_readable())
+		return NULL;
+	f = gtp_frame_get(gc->frame, &flen);
+	if (!f || gtp_frame_sdata_find(f, flen, &off, len))
+		return NULL;
+	rec = kmalloc(*len, GFP_KERNEL);
+	if (rec)
+		memcpy(rec, f + off, *len);
+	return rec;
 }
 
 /**
@@ -513,31 +510,27 @@ int gtp_static_sdata_format(const void *rec, u32 len, char *buf, size_t size)
 /* qXfer:statictrace:read::OFF,LEN - $_sdata of the selected frame. */
 static void pkt_xfer_sdata(struct gtp_conn *gc, char *args)
 {
-	const void *rec;
-	char *text;
+	char *text = NULL;
+	void *rec;
 	u32 len;
-	int n;
+	int n = 0;
 
-	if (gtp_frame_sdata(gc, &rec, &len)) {
-		gtp_reply_xfer(gc, "", 0, args);
-		return;
-	}
-	text = kmalloc(SDATA_TEXT_MAX, GFP_KERNEL);
-	if (!text) {
-		gtp_reply_error(gc, ENOMEM);
-		return;
-	}
-	n = gtp_static_sdata_format(rec, len, text, SDATA_TEXT_MAX);
-	if (n < 0)
-		n = 0;
-	gtp_reply_xfer(gc, text, min_t(int, n, SDATA_TEXT_MAX - 1), args);
+	/* No frame or no 'L' action: an empty object, gdb's void $_sdata. */
+	rec = frame_sdata(gc, &len);
+	if (rec)
+		text = kmalloc(SDATA_TEXT_MAX, GFP_KERNEL);
+	if (text)
+		n = gtp_static_sdata_format(rec, len, text, SDATA_TEXT_MAX);
+	gtp_reply_xfer(gc, text ? text : "", clamp(n, 0, SDATA_TEXT_MAX - 1),
+		       args);
 	kfree(text);
+	kfree(rec);
 }
 
 static void static_on_close(struct gtp_conn *gc)
 {
 	/* A new gdb must not inherit an open QTinit..QTStart window. */
-	WRITE_ONCE(stmat_open, false);
+	gtp_static_on_stop();
 }
 
 static const struct gtp_pkt_handler static_handlers[] = {

@@ -14,12 +14,10 @@
  * tracepoint's context (preemption off, may not sleep) with a pt_regs that
  * is really a struct gtp_static_regs (core/static_data.h).
  *
- * Hooks the tracepoint code calls (all under gtp_mutex):
- *	gtp_static_on_qtinit()	 QTinit received
- *	gtp_static_on_start()	 QTStart received (before attaching)
- *	gtp_static_on_stop()	 QTStop / trace stopped
- * They drive the qTSTMat gating that keeps stock gdb's `strace` from
- * crashing (see README "Static tracepoints").
+ * The trace run code arms the static tracepoints of gtp_tps at QTStart
+ * (gtp_static_arm(), from gtp_host_arm()) and disarms them with the
+ * kprobes; QTinit/QTStart also drive the qTSTMat gating, whose hooks are in
+ * core/static_data.h.
  */
 #ifndef GTP_STATIC_TP_H
 #define GTP_STATIC_TP_H
@@ -78,23 +76,19 @@ void gtp_static_detach(void *handle);
 /* Several detaches, one grace period: the handles are freed. */
 void gtp_static_detach_many(void **handles, unsigned int n);
 
-/* The qTSTMat gating: see the top of this file. */
-void gtp_static_on_qtinit(void);
-void gtp_static_on_start(void);
-void gtp_static_on_stop(void);
-
-/*
- * The selected trace frame's $_sdata record, for qXfer:statictrace:read.
- * Provided by the frame code; the default (no frame support) finds none.
- * Returns 0 and sets *rec and *len, or -ENOENT.
- */
-int gtp_frame_sdata(struct gtp_conn *gc, const void **rec, u32 *len);
-
 /* $_sdata text of @rec with its marker's field names. */
 int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
 			    size_t size);
 
-/* static_probe.c: the entry trampoline's C half, and its init/exit. */
+/*
+ * Attach every static tracepoint location of gtp_tps: those with the 'S'
+ * flag and plain ones at a marker address (which get ->is_static set).
+ * All or nothing; on failure gdb's console says why.  Under gtp_mutex.
+ */
+int gtp_static_arm(struct gtp_conn *gc);
+/* Detach them; on return no hit of theirs is running. */
+void gtp_static_disarm(void);
+
 void gtp_static_probe_exit(void);
 
 #endif /* GTP_STATIC_TP_H */

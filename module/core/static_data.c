@@ -9,6 +9,33 @@
  * frame gdb actually looks at.  See static_data.h for the layouts.
  */
 #include "static_data.h"
+#include "collect.h"
+#include "frame.h"
+
+#define M_HDR	(1 + 8 + 2)	/* 'M', u64 address, u16 length */
+
+/* qTSTMat answers a marker only while this is set (QTinit..QTStart). */
+static bool stmat_open;
+
+void gtp_static_on_qtinit(void)
+{
+	WRITE_ONCE(stmat_open, true);
+}
+
+void gtp_static_on_start(void)
+{
+	WRITE_ONCE(stmat_open, false);
+}
+
+void gtp_static_on_stop(void)
+{
+	WRITE_ONCE(stmat_open, false);
+}
+
+bool gtp_static_stmat_open(void)
+{
+	return READ_ONCE(stmat_open);
+}
 
 /* pt_regs slots of argument 1..5 (argument 0 is the probe's data, rdi). */
 static u64 reg_arg(const struct pt_regs *regs, u32 i)
@@ -60,6 +87,79 @@ u32 gtp_sdata_collect(const struct pt_regs *regs, void *dst, u32 room)
 		}
 	}
 	return gtp_sdata_size(n);
+}
+
+/**
+ * gtp_fb_sdata - the 'L' action: store this hit's $_sdata in the frame
+ * @fb:		the frame under construction
+ * @regs:	&sr->regs of a static hit (never a kprobe's pt_regs)
+ *
+ * Returns 0, or -ENOSPC (frame full: marked truncated, nothing written).
+ */
+int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs)
+{
+	u64 rec[(sizeof(struct gtp_sdata_rec) / 8) + GTP_SDATA_MAX_ARGS];
+	u64 addr = GTP_SDATA_ADDR;
+	u16 len16;
+	u32 n;
+	u8 *h;
+
+	if (!fb)
+		return -EINVAL;
+	n = gtp_sdata_collect(regs, rec, sizeof(rec));
+	if (!n || M_HDR + n > fb->cap - fb->len) {
+		fb->truncated = true;
+		return -ENOSPC;
+	}
+	h = fb->buf + fb->len;
+	len16 = n;
+	h[0] = 'M';
+	memcpy(h + 1, &addr, 8);
+	memcpy(h + 9, &len16, 2);
+	memcpy(h + M_HDR, rec, n);
+	fb->len += M_HDR + n;
+	return 0;
+}
+
+/**
+ * gtp_frame_sdata_find - locate the $_sdata record of a stored frame
+ *
+ * Walks the R/M/V blocks; a malformed frame simply has no record.
+ */
+int gtp_frame_sdata_find(const u8 *frame, u32 flen, u32 *off, u32 *len)
+{
+	u32 p = GTP_FRAME_HDR;
+
+	while (p < flen) {
+		u64 addr;
+		u16 n;
+
+		switch (frame[p]) {
+		case 'R':
+			p += 1 + GTP_G_SIZE;
+			break;
+		case 'V':
+			p += 1 + 4 + 8;
+			break;
+		case 'M':
+			if (flen - p < M_HDR)
+				return -ENOENT;
+			memcpy(&addr, frame + p + 1, 8);
+			memcpy(&n, frame + p + 9, 2);
+			if (n > flen - p - M_HDR)
+				return -ENOENT;
+			if (addr == GTP_SDATA_ADDR) {
+				*off = p + M_HDR;
+				*len = n;
+				return 0;
+			}
+			p += M_HDR + n;
+			break;
+		default:
+			return -ENOENT;
+		}
+	}
+	return -ENOENT;
 }
 
 /* Append to a bounded buffer; *pos may pass @size (then we only count). */

@@ -21,8 +21,21 @@
  *
  *	struct gtp_sdata_rec { u64 addr; u32 nwords; u32 unread; u64 words[] }
  *
+ * In a trace frame the record is an 'M' block at GTP_SDATA_ADDR, because
+ * gdb's trace-file reader rejects any block type but R/M/V (protocol ref
+ * 6.3) and qTBuffer hands gdb our frames verbatim.  That address is the
+ * last page of the address space (the ERR_PTR range), never mapped, so it
+ * cannot shadow memory a user collected; gdb's tfile target just sees a
+ * few bytes of memory there.
+ *
  * qXfer:statictrace:read formats a record as "name=value ..." text with the
  * event's field names (gtp_sdata_format()).
+ *
+ * qTSTMat gating: gtp_static_on_qtinit()/on_start()/on_stop() are called by
+ * the trace run code (core/trace.c) and keep qTSTMat answering "no marker"
+ * outside QTinit..QTStart, which is what lets stock gdb's `strace` live
+ * (README "Static tracepoints").  They live here, in the portable core, so
+ * that the trace run code calls them in the unit tests too.
  */
 #ifndef GTP_STATIC_DATA_H
 #define GTP_STATIC_DATA_H
@@ -31,6 +44,9 @@
 
 #define GTP_SDATA_MAX_ARGS	12	/* TP_PROTO never has more in 6.1 */
 #define GTP_SDATA_REG_ARGS	5	/* rsi, rdx, rcx, r8, r9 */
+#define GTP_SDATA_ADDR		0xfffffffffffff000ULL	/* frame 'M' block */
+
+struct gtp_fbuild;
 
 /*
  * Registers at the static probe's entry.  @regs must stay first: hit
@@ -75,5 +91,19 @@ u32 gtp_sdata_collect(const struct pt_regs *regs, void *dst, u32 room);
 int gtp_sdata_format(const struct gtp_sdata_rec *rec, u32 len,
 		     const struct gtp_sdata_field *fields, u32 nfields,
 		     char *buf, size_t size);
+
+/* The 'L' action: append the record as an 'M' block at GTP_SDATA_ADDR. */
+int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs);
+
+/*
+ * Find the $_sdata record in a stored frame (gdb trace-file format).
+ * Returns 0 with the record's offset and length in the frame, or -ENOENT.
+ */
+int gtp_frame_sdata_find(const u8 *frame, u32 flen, u32 *off, u32 *len);
+
+void gtp_static_on_qtinit(void);
+void gtp_static_on_start(void);
+void gtp_static_on_stop(void);
+bool gtp_static_stmat_open(void);
 
 #endif /* GTP_STATIC_DATA_H */

@@ -21,8 +21,20 @@ def knob(cmd=None):
 
 
 def markers(regex=""):
-    return gdb("source %s" % GTP_PY, "target remote /proc/gtp",
+    return gdb("source %s" % GTP_PY, "gtp-load-module gtp_test", "target remote /proc/gtp",
                "gtp-markers %s" % regex if regex else "info static-tracepoint-markers")
+
+
+def connect(*cmds):
+    """gdb connected to gtp with gtp_test's symbols loaded first: the target
+    may hold another test's definitions, which gdb re-parses on connect."""
+    return gdb("source %s" % GTP_PY, "gtp-load-module gtp_test",
+               "target remote /proc/gtp", *cmds)
+
+
+def reset_target():
+    """Drop every tracepoint definition left on the target (QTinit)."""
+    connect("maint packet QTinit")
 
 
 def marker_line(out, ident):
@@ -30,7 +42,7 @@ def marker_line(out, ident):
 
 
 def test_markers_listed():
-    out = gdb("target remote /proc/gtp", "info static-tracepoint-markers")
+    out = connect("info static-tracepoint-markers")
     m = marker_line(out, "gtp_test:gtp_test_event")
     # the address is the event's __traceiter_ function, and gdb shows its data
     assert int(m.group(1), 16) == ksym("__traceiter_gtp_test_event"), out
@@ -39,7 +51,7 @@ def test_markers_listed():
     assert int(m.group(1), 16) == ksym("__traceiter_sched_switch"), out
     marker_line(out, "raw_syscalls:sys_enter")
     # an event whose fields are not its arguments lists both
-    expect(out, r'^\d+\s+sched:sched_switch .*\n\s+Data: "4 args; fields: char\[16\] prev_comm; pid_t prev_pid;')
+    expect(out, r'^\d+\s+sched:sched_switch .*\n\s+Data: "4 args; fields: char\[TASK_COMM_LEN\] prev_comm; pid_t prev_pid;')
 
 
 def test_markers_filter():
@@ -51,7 +63,7 @@ def test_markers_filter():
 def test_stmat_gated_outside_qtinit():
     # Outside QTinit..QTStart qTSTMat says "no marker" (the strace crash).
     addr = ksym("__traceiter_gtp_test_event")
-    out = gdb("target remote /proc/gtp", "maint packet qTSTMat:%x" % addr)
+    out = connect("maint packet qTSTMat:%x" % addr)
     expect(out, r'received: "l"')
 
 
@@ -99,13 +111,14 @@ def test_builtin_event_probe():
 
 
 def test_module_loaded_after_gtp():
+    reset_target()
     sh("rmmod gtp_test")
     try:
         out = gdb("target remote /proc/gtp", "info static-tracepoint-markers")
         expect_not(out, r"gtp_test:gtp_test_event")
     finally:
         sh("insmod %s" % TEST_KO)
-    out = gdb("target remote /proc/gtp", "info static-tracepoint-markers")
+    out = connect("info static-tracepoint-markers")
     m = marker_line(out, "gtp_test:gtp_test_event")
     assert int(m.group(1), 16) == ksym("__traceiter_gtp_test_event"), out
     # and the new module's tracepoint can be probed
@@ -125,3 +138,126 @@ def test_attached_module_is_pinned():
     finally:
         knob("off")
     sh("lsmod | grep -q gtp_test")
+
+
+# ---- gdb static tracepoints (needs the tracepoint/frame machinery) ----
+
+# Symbols are loaded before connecting: the target still holds the previous
+# test's definitions, and gdb re-parses their conditions when it connects;
+# `delete` then drops them (tstart's QTinit clears them on the target).
+CONNECT = """source %s
+gtp-load-module gtp_test
+target remote /proc/gtp
+delete
+""" % GTP_PY
+
+
+def fig14_script(cond, extra=""):
+    return CONNECT + """gtp-strace gtp_test:gtp_test_event if %s
+actions
+collect (2*counter1+3*counter2)
+collect $_sdata
+end
+info tracepoints
+tstart
+shell cat %s > /tmp/static_knob_running
+shell echo 3 > /proc/gtp_test
+tstop
+shell cat %s > /tmp/static_knob_stopped
+tstatus
+%s
+""" % (cond, KNOB, KNOB, extra)
+
+
+def test_fig14_static_tracepoint():
+    out = gdb_script(fig14_script("2*counter1+3*counter2 > 0", """
+tfind 0
+print (2*counter1+3*counter2)
+print $_sdata
+tfind 1
+print (2*counter1+3*counter2)
+tfind 2
+print (2*counter1+3*counter2)
+print $_sdata
+tfind none
+"""))
+    expect(out, r"static tracepoint on gtp_test:gtp_test_event")
+    expect(out, r"Collected 3 trace frames")
+    vals = [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", out, re.M)]
+    assert vals == [2, 7, 12], out
+    sdata = re.findall(r'^\$\d+ = "(.*)"$', out, re.M)
+    assert sdata == ["counter1=1 counter2=0", "counter1=3 counter2=2"], out
+    expect_not(out, r"(?i)error|Remote failure|Bogus")
+    # the probe was registered while running, and only then
+    with open("/tmp/static_knob_running") as f:
+        expect(f.read(), r"^attached=1 ")
+    with open("/tmp/static_knob_stopped") as f:
+        expect(f.read(), r"^attached=0 ")
+
+
+def test_fig14_false_condition():
+    out = gdb_script(fig14_script("2*counter1+3*counter2 < 0"))
+    expect(out, r"Collected 0 trace frames")
+    with open("/tmp/static_knob_stopped") as f:
+        expect(f.read(), r"^attached=0 ")
+
+
+def test_plain_trace_on_marker_is_static():
+    # `trace *ADDR` + `collect $_sdata`: the stub sees a marker address
+    addr = ksym("__traceiter_gtp_test_event")
+    out = gdb_script(CONNECT + """trace *0x%x if $rsi > 1
+actions
+collect $_sdata
+end
+tstart
+shell echo 3 > /proc/gtp_test
+tstop
+tstatus
+tfind 0
+print $_sdata
+""" % addr)
+    expect(out, r"Collected 2 trace frames")
+    expect(out, r'^\$\d+ = "counter1=2 counter2=1"$')
+
+
+def test_builtin_event_register_condition():
+    # no DWARF for vmlinux here: a register condition.  sched_switch(preempt,
+    # prev, next, prev_state): prev ($rdx) is never NULL, so this holds...
+    script = CONNECT + """gtp-strace sched:sched_switch if $rdx != 0
+actions
+collect $_sdata
+collect $regs
+end
+tstart
+shell sleep 0.3
+tstop
+tstatus
+tfind 0
+print $_sdata
+print/x $rdx
+print $pc == %d
+""" % ksym("__traceiter_sched_switch")
+    out = gdb_script(script)
+    n = int(expect(out, r"Collected (\d+) trace frames").group(1))
+    assert n > 0, out
+    m = expect(out, r'^\$1 = "arg1=0x[0-9a-f]+ arg2=(0x[0-9a-f]+) arg3=0x[0-9a-f]+ arg4=0x[0-9a-f]+"$')
+    # the register block and $_sdata agree on the second argument
+    expect(out, r"^\$2 = %s$" % m.group(1))
+    expect(out, r"^\$3 = 1$")
+    # ...and this never does
+    out = gdb_script(script.replace("$rdx != 0", "$rdx == 0"))
+    expect(out, r"Collected 0 trace frames")
+
+
+def test_strace_unknown_address_refused():
+    # a static tracepoint where there is no marker: gdb asks qTSTMat while
+    # downloading (the gate is open then), gets no marker and refuses tstart
+    addr = ksym("gtp_test_function")
+    out = gdb_script(CONNECT + "strace *0x%x\ntstart\ntstatus\nshell cat %s\n"
+                     % (addr, KNOB))
+    expect(out, r"Static tracepoint not valid during download")
+    expect_not(out, r"Collected \d+ trace frames")
+    # nothing stays armed, and the gate closed with the connection
+    expect(knob(), r"^attached=0 ")
+    out = connect("maint packet qTSTMat:%x" % ksym("__traceiter_gtp_test_event"))
+    expect(out, r'received: "l"')
