@@ -65,12 +65,14 @@
  * or to the overwritten counter on a claim of an unread page.  With no
  * writer running: written == overwritten + consumed + resident.
  *
- * Key functions: ring_reserve() -> __rb_reserve() -> rb_claim_slot() ->
- * __rb_claim_slot() -> rb_push_reader(); ring_commit() -> __rb_commit() ->
- * rb_deliver().  The read side is in ring_read.c.
+ * Key functions: ring_reserve() -> __ring_reserve() -> __rb_reserve() ->
+ * rb_claim_slot() -> __rb_claim_slot() -> rb_push_reader(); ring_commit()
+ * -> __ring_commit() -> __rb_commit() -> rb_deliver().  The fast paths
+ * (__ring_*, __rb_reserve, rb_claim_slot, __rb_commit) are inline in
+ * ring_api.h; the read side is in ring_read.c.
  */
 #include "compat.h"
-#include "ring_internal.h"
+#include "ring_api.h"
 
 /* ------------------------------------------------------------------ */
 /* allocation */
@@ -250,9 +252,8 @@ static void rb_push_reader(struct ring *ring, struct rb_cpu *cpu_buf,
  * lap (the reader did not swap it out), they are overwritten now: count
  * them.
  */
-static struct rb_page *__rb_claim_slot(struct ring *ring,
-				       struct rb_cpu *cpu_buf,
-				       unsigned long pos, unsigned long w)
+struct rb_page *__rb_claim_slot(struct ring *ring, struct rb_cpu *cpu_buf,
+				unsigned long pos, unsigned long w)
 {
 	atomic_long_t *wp = &cpu_buf->wsb[rb_slot(ring, pos)];
 	unsigned long lap = rb_lap(ring, pos);
@@ -294,21 +295,6 @@ static struct rb_page *__rb_claim_slot(struct ring *ring,
 	}
 }
 
-/*
- * Every writer calls this before writing any byte at @pos: fast path is
- * one load and a compare.  Returns the page mapped at @pos's slot, owned
- * by writers of @pos's lap until that lap completes.
- */
-static __always_inline struct rb_page *rb_claim_slot(struct ring *ring,
-						     struct rb_cpu *cpu_buf,
-						     unsigned long pos)
-{
-	unsigned long w = atomic_long_read(&cpu_buf->wsb[rb_slot(ring, pos)]);
-
-	if (likely(rb_word_lap(w) == rb_lap(ring, pos) && !(w & RB_NOREF)))
-		return &cpu_buf->pages[rb_word_id(w)];
-	return __rb_claim_slot(ring, cpu_buf, pos, w);
-}
 
 /*
  * /F/ The commit that completed lap L of a slot hands the page to the
@@ -319,8 +305,8 @@ static __always_inline struct rb_page *rb_claim_slot(struct ring *ring,
  * lap L (ordered before their commits by the smp_wmb() at E) is visible to
  * a reader that sees NOREF (partner: the swap cmpxchg in ring_get_subbuf).
  */
-static void rb_deliver(struct ring *ring, struct rb_cpu *cpu_buf,
-		       unsigned long pos, unsigned long id)
+void rb_deliver(struct ring *ring, struct rb_cpu *cpu_buf, unsigned long pos,
+		unsigned long id)
 {
 	unsigned long w = rb_word(rb_lap(ring, pos), 0, id);
 
@@ -328,25 +314,6 @@ static void rb_deliver(struct ring *ring, struct rb_cpu *cpu_buf,
 			    w | RB_NOREF);
 }
 
-/* /E/ add @size bytes at @pos to its slot's commit count */
-static __always_inline void __rb_commit(struct ring *ring,
-					struct rb_cpu *cpu_buf,
-					unsigned long pos, unsigned long size,
-					struct rb_page *page)
-{
-	unsigned long full = (rb_lap(ring, pos) + 1) << ring->cfg.subbuf_order;
-	unsigned long cc;
-
-	/*
-	 * Order the record bytes and the page's record count before the
-	 * commit count.  Partner: rb_deliver()'s cmpxchg (the only reader
-	 * of a completed count) and, through it, ring_get_subbuf().
-	 */
-	smp_wmb();
-	cc = local_add_return(size, &cpu_buf->cc[rb_slot(ring, pos)]);
-	if (unlikely(cc == full))
-		rb_deliver(ring, cpu_buf, pos, page - cpu_buf->pages);
-}
 
 static void rb_write_pad(struct rb_page *page, unsigned long off,
 			 unsigned long pad, u64 ts)
@@ -367,8 +334,8 @@ static void rb_write_pad(struct rb_page *page, unsigned long off,
  * modes: only once that one is fully committed (it may still be held by an
  * interrupted writer if a nested writer wrapped all the way round).
  */
-static int rb_check_enter(struct ring *ring, struct rb_cpu *cpu_buf,
-			  unsigned long begin)
+int rb_check_enter(struct ring *ring, struct rb_cpu *cpu_buf,
+		   unsigned long begin)
 {
 	unsigned long slot = rb_slot(ring, begin);
 	unsigned long need = rb_lap(ring, begin) << ring->cfg.subbuf_order;
@@ -386,117 +353,43 @@ static int rb_check_enter(struct ring *ring, struct rb_cpu *cpu_buf,
 	return 0;
 }
 
-static int __rb_reserve(struct ring *ring, struct rb_cpu *cpu_buf,
-			struct ring_ctx *ctx, unsigned long size)
+/* Close the sub-buffer holding @old: pad its tail, commit the padding. */
+void rb_close_subbuf(struct ring *ring, struct rb_cpu *cpu_buf,
+		     unsigned long old, unsigned long pad, u64 ts)
 {
-	unsigned long old, begin, pad;
-	struct ring_record *rec;
-	struct rb_page *page;
-	u64 ts;
-	int ret;
+	struct rb_page *page = rb_claim_slot(ring, cpu_buf, old);
 
-	for (;;) {
-		/*A*/
-		old = local_read(&cpu_buf->offset);
-		begin = old;
-		pad = 0;
-		if (rb_sb_off(ring, begin) + size > ring->sb_size) {
-			pad = ring->sb_size - rb_sb_off(ring, begin);
-			begin += pad;
-		}
-		/*B*/
-		if (unlikely(!rb_sb_off(ring, begin))) {
-			ret = rb_check_enter(ring, cpu_buf, begin);
-			if (ret)
-				return ret;
-		}
-		/*
-		 * Timestamp inside the retry loop: a nested writer that
-		 * reserves after our read of offset makes our cmpxchg fail,
-		 * so on one CPU timestamps grow with buffer positions.
-		 */
-		ts = gtp_tsc();
-		barrier();
-		/*C*/
-		if (likely(local_cmpxchg(&cpu_buf->offset, old, begin + size) ==
-			   (long)old))
-			break;
-	}
-
-	if (unlikely(pad)) {
-		/* close the previous sub-buffer: pad its tail, commit it */
-		page = rb_claim_slot(ring, cpu_buf, old);
-		rb_write_pad(page, rb_sb_off(ring, old), pad, ts);
-		__rb_commit(ring, cpu_buf, old, pad, page);
-	}
-
-	page = rb_claim_slot(ring, cpu_buf, begin);
-	rec = (struct ring_record *)((char *)page->data +
-				     rb_sb_off(ring, begin));
-	rec->ts = ts;
-	rec->len = ctx->len;
-	rec->type = RING_REC_DATA;
-	ctx->data = rec + 1;
-	ctx->ts = ts;
-	ctx->begin = begin;
-	ctx->size = size;
-	ctx->page = page;
-	return 0;
+	rb_write_pad(page, rb_sb_off(ring, old), pad, ts);
+	__rb_commit(ring, cpu_buf, old, pad, page);
 }
 
 /**
- * ring_reserve() - reserve room for one record on a CPU's buffer
+ * ring_reserve() - out-of-line __ring_reserve() (see ring_api.h)
  * @ring: the ring
- * @ctx: filled in on success; pass it to ring_commit()
- * @cpu: the buffer; in the kernel, the current CPU (preemption disabled)
+ * @ctx: filled in on success
+ * @cpu: the buffer (the current CPU in the kernel)
  * @len: payload bytes
  *
- * Lock-free and interrupt-safe: a nested writer (IRQ, NMI, signal) may
- * reserve and commit on the same @cpu between our reserve and commit.
- * Records larger than a sub-buffer are refused.  Every failure is counted
- * in the ring's statistics, so the caller need not count.
- *
- * Context: any, including NMI; no sleeping, no locks.  In the kernel the
- * caller must not migrate between ring_reserve() and ring_commit().
- * Return: 0 with @ctx->data pointing at @len writable bytes -- must then be
- * paired with ring_commit(); or -E2BIG (record larger than a sub-buffer),
- * -ENOBUFS (buffer full, discard mode), -EAGAIN (the next sub-buffer is
- * still being written by an interrupted writer), -EINVAL (bad @cpu); on
- * error nothing is to be committed.
+ * Return: as __ring_reserve(); 0 must be paired with ring_commit().
  */
 int ring_reserve(struct ring *ring, struct ring_ctx *ctx, unsigned int cpu,
 		 u32 len)
 {
-	unsigned long size = ring_record_size(len);
-	struct rb_cpu *cpu_buf;
-
-	if (unlikely(cpu >= ring->cfg.nr_cpus))
-		return -EINVAL;
-	cpu_buf = &ring->cpus[cpu];
-	if (unlikely(size > ring->sb_size)) {
-		local_inc(&cpu_buf->lost_big);
-		return -E2BIG;
-	}
-	ctx->cpu = cpu;
-	ctx->len = len;
-	return __rb_reserve(ring, cpu_buf, ctx, size);
+	return __ring_reserve(ring, ctx, cpu, len);
 }
 
 /**
- * ring_commit() - publish a record reserved by ring_reserve()
+ * ring_commit() - out-of-line __ring_commit() (see ring_api.h)
  * @ring: the ring
- * @ctx: the reservation
- *
- * Context: same CPU and context as the matching ring_reserve().
+ * @ctx: the reservation from ring_reserve()
  */
 void ring_commit(struct ring *ring, struct ring_ctx *ctx)
 {
-	struct rb_cpu *cpu_buf = &ring->cpus[ctx->cpu];
-
-	local_inc(&ctx->page->records);
-	local_inc(&cpu_buf->written);
-	__rb_commit(ring, cpu_buf, ctx->begin, ctx->size, ctx->page);
+	__ring_commit(ring, ctx);
 }
+
+
+
 
 /**
  * ring_flush() - close a CPU's partly filled sub-buffer so it can be read
@@ -511,7 +404,6 @@ void ring_flush(struct ring *ring, unsigned int cpu)
 {
 	struct rb_cpu *cpu_buf = &ring->cpus[cpu];
 	unsigned long old, pad;
-	struct rb_page *page;
 	u64 ts;
 
 	for (;;) {
@@ -525,9 +417,7 @@ void ring_flush(struct ring *ring, unsigned int cpu)
 		    (long)old)
 			break;
 	}
-	page = rb_claim_slot(ring, cpu_buf, old);
-	rb_write_pad(page, rb_sb_off(ring, old), pad, ts);
-	__rb_commit(ring, cpu_buf, old, pad, page);
+	rb_close_subbuf(ring, cpu_buf, old, pad, ts);
 }
 
 /**

@@ -119,6 +119,16 @@ static inline unsigned long rb_word_lap(unsigned long w)
 	return w >> RB_TAG_SHIFT;
 }
 
+/* slow paths of the write side (ring.c), called from ring_api.h */
+struct rb_page *__rb_claim_slot(struct ring *ring, struct rb_cpu *cpu_buf,
+				unsigned long pos, unsigned long w);
+void rb_deliver(struct ring *ring, struct rb_cpu *cpu_buf, unsigned long pos,
+		unsigned long id);
+int rb_check_enter(struct ring *ring, struct rb_cpu *cpu_buf,
+		   unsigned long begin);
+void rb_close_subbuf(struct ring *ring, struct rb_cpu *cpu_buf,
+		     unsigned long old, unsigned long pad, u64 ts);
+
 /* Next data record in @limit bytes of a sub-buffer, after @prev (or first). */
 const struct ring_record *__rb_page_next(const void *data,
 					 unsigned long limit,
