@@ -373,6 +373,14 @@ void rsp_console(struct rsp_conn *c, const char *fmt, ...)
 	if (n < 0)
 		return;
 	n = min_t(int, n, sizeof(text) - 1);
+	/*
+	 * The reply must still fit after this line ($, escaped payload, #cc):
+	 * a handler with many lines to say loses the later ones, not bytes
+	 * in the middle of a packet.
+	 */
+	if (RSP_OUT_MAX - rsp_out_pending(c) <
+	    (size_t)(1 + 2 * n + 4) + 2 * RSP_PKT_MAX + 4)
+		return;
 	pkt[0] = 'O';
 	for (i = 0; i < n; i++) {
 		pkt[1 + 2 * i] = hex[(u8)text[i] >> 4];
