@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "static_data.h"
+#include "collect.h"
+#include "frame.h"
 #include "user_env.h"
 
 #define SP	0x10000ULL	/* where the "stack" region starts */
@@ -161,6 +163,74 @@ static void test_format_truncation(void **state)
 					  sizeof(text)), -EINVAL);
 }
 
+/* The 'L' action's block, found again in the stored frame. */
+static void test_frame_block_roundtrip(void **state)
+{
+	struct gtp_static_regs sr = make_regs(2);
+	u8 frame[512];
+	struct gtp_fbuild fb = { .buf = frame, .cap = sizeof(frame) };
+	u32 off, len;
+	u64 addr;
+	char text[64];
+	u64 rec[8];
+
+	user_env_reset();
+	assert_int_equal(user_env_add_region(SP, "abcd", 4), 0);
+	sr.regs.si = 1;
+	/* header, R, M and V blocks before the record */
+	fb.len = GTP_FRAME_HDR;
+	frame[fb.len] = 'R';
+	fb.len += 1 + GTP_G_SIZE;
+	assert_int_equal(gtp_fb_trace(&fb, SP, 4, false), 0);
+	frame[fb.len] = 'V';
+	fb.len += 1 + 4 + 8;
+	assert_int_equal(gtp_fb_sdata(&fb, &sr.regs), 0);
+	assert_int_equal(fb.len, GTP_FRAME_HDR + 1 + GTP_G_SIZE + 15 + 13 +
+				 11 + gtp_sdata_size(2));
+	memcpy(&addr, frame + fb.len - gtp_sdata_size(2) - 10, 8);
+	assert_int_equal(addr, GTP_SDATA_ADDR);
+
+	assert_int_equal(gtp_frame_sdata_find(frame, fb.len, &off, &len), 0);
+	assert_int_equal(len, gtp_sdata_size(2));
+	memcpy(rec, frame + off, len);
+	gtp_sdata_format((void *)rec, len, test_fields, 2, text, sizeof(text));
+	assert_string_equal(text, "counter1=1 counter2=0");
+
+	/* a frame cut inside the block, or without one, has no record */
+	assert_int_equal(gtp_frame_sdata_find(frame, fb.len - 1, &off, &len),
+			 -ENOENT);
+	assert_int_equal(gtp_frame_sdata_find(frame, GTP_FRAME_HDR + 1 +
+					      GTP_G_SIZE, &off, &len), -ENOENT);
+}
+
+static void test_frame_block_full(void **state)
+{
+	struct gtp_static_regs sr = make_regs(2);
+	u8 frame[32];
+	struct gtp_fbuild fb = { .buf = frame, .cap = sizeof(frame),
+				 .len = GTP_FRAME_HDR };
+
+	user_env_reset();
+	assert_int_equal(gtp_fb_sdata(&fb, &sr.regs), -ENOSPC);
+	assert_true(fb.truncated);
+	assert_int_equal(fb.len, GTP_FRAME_HDR);
+	assert_int_equal(gtp_fb_sdata(NULL, &sr.regs), -EINVAL);
+}
+
+/* qTSTMat reports markers only between QTinit and QTStart. */
+static void test_stmat_gate(void **state)
+{
+	gtp_static_on_stop();
+	assert_false(gtp_static_stmat_open());
+	gtp_static_on_qtinit();
+	assert_true(gtp_static_stmat_open());
+	gtp_static_on_start();
+	assert_false(gtp_static_stmat_open());
+	gtp_static_on_qtinit();
+	gtp_static_on_stop();
+	assert_false(gtp_static_stmat_open());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +241,9 @@ int main(void)
 		cmocka_unit_test(test_format_unnamed),
 		cmocka_unit_test(test_format_sizes_and_unavailable),
 		cmocka_unit_test(test_format_truncation),
+		cmocka_unit_test(test_frame_block_roundtrip),
+		cmocka_unit_test(test_frame_block_full),
+		cmocka_unit_test(test_stmat_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
