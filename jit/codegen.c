@@ -75,7 +75,7 @@ struct jit_ctx {
 	u32 *prev_stub_addrs;
 	struct jit_stub *stubs;
 	u32 nstubs, max_stubs;
-	u32 table_off;		/* insn offset table (budget stubs) */
+	void *ret_thunk;	/* jmp here instead of ret, or NULL */
 	u32 unit_prev;		/* previous-pass offset of the current unit */
 	u8 temp[JIT_MAX_INSN * 2];
 	int err;
@@ -181,6 +181,10 @@ static void emit_error_if(struct jit_ctx *ctx, u8 **pprog, int cc, u8 code,
 	emit_jump_stub(ctx, pprog, cc, k);
 }
 
+static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
+			 bool tail, int reg);
+
+/* Return: 'ret; int3', or a jump to the kernel's return thunk. */
 static void emit_epilogue(struct jit_ctx *ctx, u8 **pprog)
 {
 	u8 *prog = *pprog;
@@ -190,7 +194,11 @@ static void emit_epilogue(struct jit_ctx *ctx, u8 **pprog)
 		emit_pop(&prog, X86_RBP);
 		emit_pop(&prog, X86_RBX);
 	}
-	emit_ret(&prog);
+	if (ctx->ret_thunk)
+		/* r11: rax holds the result */
+		emit_call_fn(ctx, &prog, ctx->ret_thunk, true, X86_R11);
+	else
+		emit_ret(&prog);
 	*pprog = prog;
 }
 
@@ -568,11 +576,11 @@ static void *hook_of(u8 op)
 
 /*
  * call (or tail-jump to) a C function: rel32 when it is within +-2GB of
- * the whole image (as module_alloc() guarantees for the module's own
- * text), else movabs rax + call/jmp rax.
+ * the whole image (as module_alloc() guarantees for kernel and module
+ * text), else movabs @reg + call/jmp @reg.
  */
 static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
-			 bool tail)
+			 bool tail, int reg)
 {
 	u8 *prog = *pprog;
 	s64 lo, hi, here;
@@ -594,15 +602,15 @@ static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
 			return;
 		}
 	}
-	emit_mov_imm(&prog, X86_RAX, (u64)(unsigned long)fn);
+	emit_mov_imm(&prog, reg, (u64)(unsigned long)fn);
 	if (!ctx->image)
 		/* pass 0 sizes the worst case: a full movabs */
 		while (prog - *pprog < 10)
 			*prog++ = 0x90;
 	if (tail)
-		emit_jmp_reg(&prog, X86_RAX);
+		emit_jmp_reg(&prog, reg);
 	else
-		emit_call_reg(&prog, X86_RAX);
+		emit_call_reg(&prog, reg);
 	*pprog = prog;
 }
 
@@ -689,7 +697,7 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		break;
 	}
 	emit_mov_rr(&prog, X86_RDI, ctx->env);
-	emit_call_fn(ctx, &prog, hook_of(in->op), false);
+	emit_call_fn(ctx, &prog, hook_of(in->op), false, X86_RAX);
 	/* test eax, eax (the int return value) */
 	EMIT2(0x85, 0xc0);
 	emit_error_if(ctx, &prog, JCC_NE, hook_error(in->op), in);
@@ -831,7 +839,7 @@ static void do_stub(struct jit_ctx *ctx, u8 **pprog, const struct jit_stub *st)
 		emit_mov_rr(pprog, X86_RSI, X86_RDI);
 		emit_mov_imm(pprog, X86_RDI,
 			     (u64)(unsigned long)ctx->ir->prog);
-		emit_call_fn(ctx, pprog, (void *)ax_interp, true);
+		emit_call_fn(ctx, pprog, (void *)ax_interp, true, X86_RAX);
 		return;
 	}
 	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err), st->code);
@@ -949,6 +957,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 	if (!arrays || !ctx->stubs)
 		goto out_free;
 	ctx->max_stubs = max_stubs;
+	ctx->ret_thunk = gtp_exec_return_thunk();
 	setup_frame(ctx, ir);
 
 	/* pass 0: everything long, nothing written: an upper bound */

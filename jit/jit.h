@@ -34,6 +34,14 @@ void gtp_exec_free(void *image, size_t size);
  * from module exit after every image is freed.
  */
 bool gtp_jit_enabled(void);
+
+/*
+ * Where JIT code returns through instead of 'ret': the kernel's return
+ * thunk when its retbleed/SRSO mitigation uses one (as the BPF JIT does),
+ * else NULL.  NULL in userspace.
+ */
+void *gtp_exec_return_thunk(void);
+
 int gtp_exec_init(void);
 void gtp_exec_exit(void);
 

@@ -30,6 +30,8 @@
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <asm/cpufeature.h>
+#include <asm/nospec-branch.h>
 #include "jit.h"
 
 static bool jit = true;
@@ -117,6 +119,20 @@ bool gtp_jit_enabled(void)
 	if (!smp_load_acquire(&gtp_module_alloc))
 		gtp_exec_init();
 	return READ_ONCE(gtp_module_alloc) != NULL;
+}
+
+/**
+ * gtp_exec_return_thunk - what JIT code jumps to instead of 'ret'
+ *
+ * With X86_FEATURE_RETHUNK every kernel return goes through
+ * __x86_return_thunk (retbleed/SRSO mitigations); JIT code must too, or
+ * it would be the unmitigated return the mitigation exists to remove.
+ */
+void *gtp_exec_return_thunk(void)
+{
+	if (cpu_feature_enabled(X86_FEATURE_RETHUNK))
+		return (void *)__x86_return_thunk;
+	return NULL;
 }
 
 /* Images are freed by their tracepoints before this runs. */

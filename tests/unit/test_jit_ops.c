@@ -16,6 +16,12 @@
 
 #include "jit.h"
 #include "ax_test.h"
+#include "user_disasm.h"
+
+extern void *user_exec_return_thunk;
+/* a stand-in for the kernel's __x86_return_thunk */
+__asm__(".text\n.globl test_ret_thunk\ntest_ret_thunk:\n\tret\n");
+void test_ret_thunk(void);
 
 #define MEM_ADDR	0x1000ULL
 static u8 mem[16] = {
@@ -556,6 +562,34 @@ static void test_table3(void **state)
 	}
 }
 
+/* With a return thunk (kernel retbleed/SRSO mitigation), no 'ret'. */
+static void test_return_thunk(void **state)
+{
+	struct ax_prog *prog;
+	char log[128], text[8192];
+
+	user_exec_return_thunk = (void *)test_ret_thunk;
+	prog = ax_test_prog("26 0000 26 0001 05 27", false);
+	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
+	assert_true(user_disasm(prog->jit_image, prog->jit_size, false, text,
+				sizeof(text)) > 0);
+	assert_null(strstr(text, "ret\n"));
+	assert_non_null(strstr(text, "jmp r11\n"));
+	ax_jit_free(prog);
+	ax_prog_free(prog);
+
+	/* results, errors (stub returns), framed epilogues still right */
+	regs.ax = 100;
+	regs.bx = 7;
+	assert_val(run("26 0000 26 0001 05 27"), 14);
+	regs.bx = 0;
+	assert_fail(run("26 0000 26 0001 05 27"), AX_ERR_DIV0, 6);
+	assert_val(run("25 0000000000001004 19 16 20 27"), 0xffffffff88776655ULL);
+	assert_fail(run("22 05 22 00 17 02 27"), AX_ERR_MEM, 4);
+	assert_fail(run("22 00 20 0008 21 0000 22 04 27"), AX_ERR_BUDGET, 5);
+	user_exec_return_thunk = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +610,7 @@ int main(void)
 		T(test_div0_err_pc),
 		T(test_no_regs),
 		T(test_table3),
+		T(test_return_thunk),
 #undef T
 	};
 

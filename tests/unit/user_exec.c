@@ -53,6 +53,17 @@ void gtp_exec_free(void *image, size_t size)
 	munmap(h, h->maplen);
 }
 
+/*
+ * Userspace returns with a plain 'ret', unless a test sets this to a
+ * function that is just 'ret' to exercise the kernel's return-thunk path.
+ */
+void *user_exec_return_thunk;
+
+void *gtp_exec_return_thunk(void)
+{
+	return user_exec_return_thunk;
+}
+
 /* No module parameter in userspace: the JIT is always on. */
 bool gtp_jit_enabled(void)
 {
