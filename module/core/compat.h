@@ -36,6 +36,14 @@
 
 /* ring.c: timestamps are raw TSC reads (synchronized across CPUs on x86-64). */
 #define gtp_tsc()		rdtsc()
+/* frame_ring.c: the writer's CPU (preemption is off in probes), and a
+ * wait for every probe handler in flight (they run preempt-disabled). */
+#include <linux/smp.h>
+#include <linux/cpumask.h>
+#include <linux/rcupdate.h>
+#define gtp_cpu_id()		raw_smp_processor_id()
+#define gtp_nr_cpus()		nr_cpu_ids
+#define gtp_sync_writers()	synchronize_rcu()
 
 #define gtp_malloc(n)		kmalloc((n), GFP_KERNEL)
 #define gtp_zalloc(n)		kzalloc((n), GFP_KERNEL)
@@ -183,6 +191,10 @@ static inline long atomic_long_add_return(long i, atomic_long_t *v)
 {
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
+/* frame_ring.c: userspace users of the frame store are single-threaded */
+#define gtp_cpu_id()		0u
+#define gtp_nr_cpus()		1u
+#define gtp_sync_writers()	smp_mb()
 
 #define gtp_malloc(n)		malloc(n)
 #define gtp_zalloc(n)		calloc(1, (n))

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frame_ring.c - the frame store (frame.h) on the per-CPU lock-free ring.
+ *
+ * Writers (probe handlers, preemption off, maybe NMI) reserve on their own
+ * CPU's buffer with __ring_reserve() and commit with __ring_commit(): no
+ * lock, no irq-off, nothing shared between CPUs on the write path.  A frame
+ * is one ring record; its payload is exactly the frame's bytes (tfile
+ * format), so readers see the same bytes as with the simple store.
+ *
+ * Geometry: QTBuffer:size is split evenly over the CPUs, each CPU's share
+ * rounded down to a power of two and cut into 8 sub-buffers (fewer for
+ * tiny buffers).  tsize reports the bytes actually allocated.  A frame
+ * larger than a sub-buffer minus its header is refused and counted
+ * (gtp_ring_frames_max_len() lets QTDP refuse it earlier).
+ *
+ * Modes: non-circular = RING_DISCARD (a full CPU buffer drops the frame,
+ * the slot says -ENOSPC so the probe stops the trace: tfull); circular =
+ * RING_OVERWRITE (oldest sub-buffers reused; counted).
+ *
+ * Stop: writers check @accepting; gtp_ring_frames_stop() clears it, then
+ * waits once for every handler in flight (gtp_sync_writers(), i.e.
+ * synchronize_rcu(), as probe handlers run preempt-disabled), so readers
+ * after it see a quiescent ring.  Readers walk the ring in place, merged
+ * across CPUs by timestamp (ring_iter_*): frame numbers are global time
+ * order.  Sequential gtp_ring_frame_get() is O(1) through a cached walk
+ * position; going backwards restarts the walk (as the simple store does).
+ *
+ * Slot use: @slot->flags carries the record's ring position from reserve to
+ * commit (the slot has no room for a whole ring_ctx; __ring_ctx_restore()
+ * rebuilds it), the CPU is the current one again at commit.
+ *
+ * Switching gtp to this store (for the lead; frame.c/frame.h untouched):
+ *   git rm module/core/frame.c
+ *   sed -i 's/gtp_ring_frame/gtp_frame/g' module/core/frame_ring.[ch]
+ * (frame_ring.h then only repeats frame.h's prototypes, plus
+ * gtp_frames_max_len() for QTDP).
+ */
+#include "compat.h"
+#include "frame.h"
+#include "frame_ring.h"
+#include "ring_api.h"
+
+#define FR_NR_SUBBUFS_ORDER	3	/* 8 sub-buffers per CPU */
+#define FR_MIN_CPU_ORDER	(RING_SUBBUF_ORDER_MIN + 1)
+
+static struct {
+	struct ring *ring;
+	struct ring_iter *iter;		/* reader walk, ring_iter_size() */
+	u64 size;			/* as requested */
+	bool circular;
+	bool accepting;			/* writers may write */
+	bool quiet;			/* stopped and waited for writers */
+	/* reader cache: the walk is at frame @next, holding @cur */
+	bool walk_valid;
+	u64 next;
+	const struct ring_record *cur;
+} rfs;
+
+static unsigned int fr_log2(u64 v)
+{
+	unsigned int o = 0;
+
+	while (v >>= 1)
+		o++;
+	return o;
+}
+
+static void fr_walk_reset(void)
+{
+	rfs.walk_valid = false;
+	rfs.next = 0;
+	rfs.cur = NULL;
+}
+
+/**
+ * gtp_ring_frames_setup() - (re)allocate the store, empty
+ * @size: total bytes (split over CPUs, rounded down to powers of two)
+ * @circular: overwrite the oldest frames when full
+ *
+ * Context: process context, no writer running (QTStart before arming).
+ * Keeps the old ring if the geometry and mode are unchanged.
+ * Return: 0, -EINVAL (too small), -ENOMEM.
+ */
+int gtp_ring_frames_setup(u64 size, bool circular)
+{
+	unsigned int ncpu = gtp_nr_cpus(), cpu_order;
+	struct ring_config cfg;
+	struct ring_iter *iter;
+	struct ring *ring;
+
+	if (!ncpu || size / ncpu < (1ull << FR_MIN_CPU_ORDER))
+		return -EINVAL;
+	cpu_order = fr_log2(size / ncpu);
+	if (cpu_order > RING_SUBBUF_ORDER_MAX + FR_NR_SUBBUFS_ORDER)
+		cpu_order = RING_SUBBUF_ORDER_MAX + FR_NR_SUBBUFS_ORDER;
+	cfg.nr_cpus = ncpu;
+	cfg.nr_subbufs_order = min_t(unsigned int, FR_NR_SUBBUFS_ORDER,
+				     cpu_order - RING_SUBBUF_ORDER_MIN);
+	cfg.subbuf_order = cpu_order - cfg.nr_subbufs_order;
+	cfg.mode = circular ? RING_OVERWRITE : RING_DISCARD;
+
+	if (rfs.ring && !memcmp(ring_get_config(rfs.ring), &cfg, sizeof(cfg))) {
+		rfs.size = size;
+		rfs.circular = circular;
+		gtp_ring_frames_clear();
+		return 0;
+	}
+	ring = ring_create(&cfg);
+	if (!ring)
+		return -ENOMEM;
+	iter = gtp_zalloc(ring_iter_size(ring));
+	if (!iter) {
+		ring_destroy(ring);
+		return -ENOMEM;
+	}
+	gtp_ring_frames_release();
+	rfs.ring = ring;
+	rfs.iter = iter;
+	rfs.size = size;
+	rfs.circular = circular;
+	rfs.quiet = true;
+	fr_walk_reset();
+	return 0;
+}
+
+/* Context: process context, no writer running. */
+void gtp_ring_frames_release(void)
+{
+	ring_destroy(rfs.ring);
+	gtp_free(rfs.iter);
+	memset(&rfs, 0, sizeof(rfs));
+}
+
+/* Drop every frame (QTinit, QTStart).  No writer may be running. */
+void gtp_ring_frames_clear(void)
+{
+	if (rfs.ring)
+		ring_reset(rfs.ring);
+	fr_walk_reset();
+}
+
+/* Open the store to writers (QTStart, after arming the probes). */
+void gtp_ring_frames_start(void)
+{
+	fr_walk_reset();
+	rfs.quiet = false;
+	/* ring_reset()'s stores before writers see @accepting: its smp_mb() */
+	WRITE_ONCE(rfs.accepting, rfs.ring != NULL);
+}
+
+/**
+ * gtp_ring_frames_stop() - close the store to writers and wait for them
+ *
+ * After it returns no frame is being written or will be.  Context: process
+ * context (may sleep the first time after a start).  Cheap when repeated.
+ */
+void gtp_ring_frames_stop(void)
+{
+	WRITE_ONCE(rfs.accepting, false);
+	if (rfs.quiet)
+		return;
+	/*
+	 * Every writer that saw @accepting true is in a preempt-disabled
+	 * probe handler; wait for all of them.  Partner: the READ_ONCE in
+	 * gtp_ring_frame_reserve().
+	 */
+	gtp_sync_writers();
+	rfs.quiet = true;
+	fr_walk_reset();
+}
+
+/**
+ * gtp_ring_frames_stats() - qTStatus figures
+ * @st: filled in; exact once stopped
+ */
+void gtp_ring_frames_stats(struct gtp_frame_stats *st)
+{
+	struct ring_stats rs;
+
+	memset(st, 0, sizeof(*st));
+	st->circular = rfs.circular;
+	if (!rfs.ring)
+		return;
+	ring_get_stats(rfs.ring, &rs);
+	st->size = rs.size;
+	st->free = rs.free;
+	st->created = rs.written;
+	st->frames = rs.written - rs.overwritten - rs.consumed;
+	st->dropped = rs.dropped;
+}
+
+/* Largest frame accepted: a sub-buffer minus the record header. */
+u32 gtp_ring_frames_max_len(void)
+{
+	if (!rfs.ring)
+		return 0;
+	return (1u << ring_get_config(rfs.ring)->subbuf_order) -
+	       sizeof(struct ring_record);
+}
+
+/**
+ * gtp_ring_frame_reserve() - room for one frame of @len bytes on this CPU
+ * @slot: filled in; pass to gtp_ring_frame_commit()
+ * @len: frame bytes
+ *
+ * Context: probe context, preemption disabled (kprobe pre-handler,
+ * tracepoint probe), maybe NMI; never sleeps, takes no lock.
+ * Return: where to write, to be paired with gtp_ring_frame_commit(); or
+ * NULL with @slot->err = -ENOSPC (full, non-circular: the caller stops the
+ * trace), -E2BIG (frame larger than a sub-buffer), -EAGAIN (store stopped,
+ * or the next sub-buffer still held by an interrupted writer).  Every NULL
+ * but "stopped" is counted in the dropped figure.
+ */
+void *gtp_ring_frame_reserve(struct gtp_frame_slot *slot, u32 len)
+{
+	struct ring *ring = rfs.ring;
+	struct ring_ctx ctx;
+	int ret;
+
+	if (!READ_ONCE(rfs.accepting) || !ring) {
+		slot->err = -EAGAIN;
+		return NULL;
+	}
+	ret = __ring_reserve(ring, &ctx, gtp_cpu_id(), len);
+	if (unlikely(ret)) {
+		slot->err = ret == -ENOBUFS ? -ENOSPC : ret;
+		return NULL;
+	}
+	slot->err = 0;
+	slot->data = ctx.data;
+	slot->len = len;
+	slot->flags = ctx.begin;
+	return ctx.data;
+}
+
+/* Publish the frame reserved in @slot; same CPU and context. */
+void gtp_ring_frame_commit(struct gtp_frame_slot *slot)
+{
+	struct ring_ctx ctx;
+
+	__ring_ctx_restore(rfs.ring, &ctx, gtp_cpu_id(), slot->flags,
+			   slot->len);
+	__ring_commit(rfs.ring, &ctx);
+}
+
+/* Frames held: for readers after gtp_ring_frames_stop(). */
+u64 gtp_ring_frames_count(void)
+{
+	struct gtp_frame_stats st;
+
+	if (!rfs.ring)
+		return 0;
+	if (rfs.quiet)
+		return ring_count_resident(rfs.ring);
+	gtp_ring_frames_stats(&st);
+	return st.frames;
+}
+
+/**
+ * gtp_ring_frame_get() - frame @idx in global time order (after stop)
+ * @idx: frame number, 0 = oldest
+ * @len: set to the frame's length
+ *
+ * Return: the frame's bytes (valid until the next start/clear), or NULL if
+ * there is no such frame or writers may still run.
+ */
+const u8 *gtp_ring_frame_get(u64 idx, u32 *len)
+{
+	if (!rfs.ring || !rfs.quiet)
+		return NULL;
+	if (!rfs.walk_valid || idx + 1 < rfs.next ||
+	    (idx + 1 == rfs.next && !rfs.cur)) {
+		ring_iter_start(rfs.ring, rfs.iter);
+		rfs.walk_valid = true;
+		rfs.next = 0;
+		rfs.cur = NULL;
+	}
+	while (rfs.next <= idx) {
+		rfs.cur = ring_iter_next(rfs.iter, NULL);
+		if (!rfs.cur) {
+			rfs.walk_valid = false;
+			return NULL;
+		}
+		rfs.next++;
+	}
+	*len = rfs.cur->len;
+	return ring_record_data(rfs.cur);
+}
