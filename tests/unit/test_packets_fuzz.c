@@ -145,6 +145,44 @@ static void on_alarm(int sig)
 	_exit(2);
 }
 
+/*
+ * Crashes and sanitizer reports print the seed too.  Our handler runs
+ * first and then hands over to the one it replaced (cmocka's).
+ */
+extern void __asan_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
+static void say_seed(void)
+{
+	char buf[96];
+	int n = snprintf(buf, sizeof(buf),
+			 "FUZZ FAILURE (mode %s): reproduce: GTP_FUZZ_SEED=%llu GTP_FUZZ_ITERS=1\n",
+			 cur_mode, (unsigned long long)cur_seed);
+
+	if (write(2, buf, n) < 0)
+		_exit(3);
+}
+
+static struct sigaction old_act[32];
+
+static void on_crash(int sig)
+{
+	say_seed();
+	sigaction(sig, &old_act[sig], NULL);
+	raise(sig);
+}
+
+static void arm_crash_report(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction sa = { .sa_handler = on_crash };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, &old_act[sigs[i]]);
+	if (__asan_set_death_callback)
+		__asan_set_death_callback(say_seed);
+}
+
 /* ---- the output side: what gdb would read ----------------------------- */
 
 #define MAX_PKTS 64
@@ -248,9 +286,11 @@ static void feed(struct gtp_conn *gc, const char *buf, size_t len)
 	int stuck = 0;
 
 	while (done < len) {
-		size_t piece = min_t(size_t, len - done, 1 + below(4096));
-		size_t n = rsp_feed(&gc->rsp, buf + done, piece);
+		size_t piece = 1 + below(4096);	/* min_t() evaluates twice */
+		size_t n;
 
+		piece = min_t(size_t, len - done, piece);
+		n = rsp_feed(&gc->rsp, buf + done, piece);
 		done += n;
 		if (n < piece) {
 			FZ_CHECK(rsp_out_pending(&gc->rsp) || n,
@@ -1086,6 +1126,8 @@ static void test_random_bytes(void **state)
 	static char buf[3 * RSP_PKT_MAX];
 	unsigned long it;
 
+	arm_crash_report();
+
 	cur_mode = "a";
 	for (it = 0; it < iters * 20; it++) {
 		struct gtp_conn *gc;
@@ -1138,6 +1180,8 @@ static const char *const names[] = {
 static void test_random_payloads(void **state)
 {
 	unsigned long it;
+
+	arm_crash_report();
 
 	cur_mode = "b";
 	for (it = 0; it < iters * 10; it++) {
@@ -1210,6 +1254,8 @@ static void test_mutated_sessions(void **state)
 {
 	unsigned long it;
 
+	arm_crash_report();
+
 	cur_mode = "c";
 	for (it = 0; it < iters * 10; it++) {
 		struct gtp_conn *gc;
@@ -1230,6 +1276,8 @@ static void test_mutated_sessions(void **state)
 static void test_real_sessions_collect(void **state)
 {
 	unsigned long it, with_frames = 0;
+
+	arm_crash_report();
 
 	cur_mode = "c0";
 	for (it = 0; it < 50; it++) {
@@ -1269,6 +1317,8 @@ static void test_store_stress(void **state)
 {
 	unsigned long it;
 	char pkt[128];
+
+	arm_crash_report();
 
 	cur_mode = "d";
 	for (it = 0; it < iters * 5; it++) {
