@@ -108,6 +108,13 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
 
 	if (!fb)
 		return -EINVAL;		/* trace ops in a condition */
+	/*
+	 * A frame holds at most fb->cap bytes: look no further than that.
+	 * Scanning up to 4 GiB of unmapped memory page by page would fault
+	 * a million times inside one probe hit.
+	 */
+	if (size > fb->cap)
+		end = addr + fb->cap;
 	while (addr < end) {
 		u32 n = min_t(u64, end - addr,
 			      PAGE_CHUNK - (addr & (PAGE_CHUNK - 1)));
