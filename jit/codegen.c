@@ -31,8 +31,8 @@
  *
  * Layout converges like the kernel's BPF JIT: pass 0 emits every branch and
  * call in its long form to size the image; later passes pick rel8 branches
- * and rel32 calls from the previous pass's addrs[], which only shrinks the
- * code, until two passes agree.  Each insn is emitted into temp[] first and
+ * and rel32 calls from the previous pass's addrs[] until two passes agree
+ * (at most JIT_MAX_PASSES, else -EFAULT and the interpreter runs).  Each insn is emitted into temp[] first and
  * size-checked before it is copied out.
  */
 #include "jit.h"
@@ -69,6 +69,7 @@ struct jit_ctx {
 	u8 *image;		/* final address, NULL in pass 0 */
 	u32 image_size;		/* allocated bytes (calls decide on it) */
 	u8 *out;		/* where this pass writes, NULL to measure */
+	u32 out_size;		/* bytes at out */
 	u32 *addrs;		/* start offset of insn i, this pass */
 	u32 *prev_addrs;	/* same, previous pass (NULL in pass 0) */
 	u32 *stub_addrs;
@@ -855,6 +856,8 @@ static int flush_unit(struct jit_ctx *ctx, u8 *prog, u32 *pos)
 
 	if (len > JIT_MAX_INSN)
 		return -EFAULT;
+	if (ctx->out && *pos + len > ctx->out_size)
+		return -EFAULT;	/* cannot happen: pass 0 is the longest */
 	if (ctx->out)
 		memcpy(ctx->out + *pos, ctx->temp, len);
 	*pos += len;
@@ -989,9 +992,16 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 		ctx->addrs = t;
 		ctx->stub_addrs = t + n;
 		ctx->out = out->code;
+		ctx->out_size = out->alloc;
 		prev_size = size;
 		size = do_pass(ctx);
-		if (size < 0 || size > prev_size) {
+		/*
+		 * Pass 0 had every branch and call in its longest form, so no
+		 * pass can outgrow out->code; a pass may still grow a little
+		 * over the previous one (a backward branch judged short from a
+		 * shrinking unit), which the next pass corrects.
+		 */
+		if (size < 0 || size > out->alloc) {
 			err = size < 0 ? size : -EFAULT;
 			scnprintf(log, logsz, "jit: internal error %d in pass %d",
 				  err, pass);

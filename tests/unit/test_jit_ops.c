@@ -500,6 +500,52 @@ static void test_loop_counts(void **state)
 	assert_int_equal(o.steps, AX_STEP_BUDGET - 9 * 5);
 }
 
+/* Jumps over more than 127 bytes of code: rel32 forms, both ways. */
+static void test_long_jumps(void **state)
+{
+	u8 code[AX_MAX_CODE];
+	u32 len = 0, loop;
+	int i;
+
+	/* const8 0; reg 0; if_goto L; (const8 1; add) x 100; L: end */
+	code[len++] = AX_CONST8;
+	code[len++] = 0;
+	code[len++] = AX_REG;
+	len += put_be(code + len, 0, 2);
+	code[len++] = AX_IF_GOTO;
+	len += put_be(code + len, 8 + 3 * 100, 2);
+	for (i = 0; i < 100; i++) {
+		code[len++] = AX_CONST8;
+		code[len++] = 1;
+		code[len++] = AX_ADD;
+	}
+	code[len++] = AX_END;
+	regs.ax = 0;
+	assert_val(run_code(code, len), 100);
+	regs.ax = 1;
+	assert_val(run_code(code, len), 0);
+
+	/* const8 0; L: (const8 1; add) x 50; dup; const8 200;
+	 * less_signed; if_goto L; end */
+	len = 0;
+	code[len++] = AX_CONST8;
+	code[len++] = 0;
+	loop = len;
+	for (i = 0; i < 50; i++) {
+		code[len++] = AX_CONST8;
+		code[len++] = 1;
+		code[len++] = AX_ADD;
+	}
+	code[len++] = AX_DUP;
+	code[len++] = AX_CONST8;
+	code[len++] = 200;
+	code[len++] = AX_LESS_SIGNED;
+	code[len++] = AX_IF_GOTO;
+	len += put_be(code + len, loop, 2);
+	code[len++] = AX_END;
+	assert_val(run_code(code, len), 200);
+}
+
 static void test_budget(void **state)
 {
 	/* const8 1; if_goto 0: forever; each taken jump costs 2 steps */
@@ -606,6 +652,7 @@ int main(void)
 		T(test_tsv),
 		T(test_jumps),
 		T(test_loop_counts),
+		T(test_long_jumps),
 		T(test_budget),
 		T(test_div0_err_pc),
 		T(test_no_regs),
