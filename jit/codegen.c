@@ -14,26 +14,29 @@
  *   env->regs   r11  (leaf)  | rbp   (framed), loaded once when used
  *
  * A program is "leaf" when it calls no hook and fits in the five slot
- * registers: then there is no prologue, no frame and no memory traffic but
- * the pt_regs loads (the paper's Table 3 condition compiles to 12 insns).
- * Otherwise it is "framed":
+ * registers: then there is no frame and no memory traffic but the pt_regs
+ * loads (the paper's Table 3 condition: 13 insns up to its ret, 3 of them
+ * fetching env->regs and checking it for NULL).  Otherwise it is "framed":
  *
  *   push rbx; push rbp; sub rsp, F     F = 8 * (max_depth + 1), rounded
  *   [rsp + 8 * i]        home of slot i (spilled around hook calls)
  *   [rsp + 8 * max_depth] scratch: the hooks' out-parameter, div spill
  *
- * and each hook call spills the register-resident slots to their homes,
- * calls, tests the hook's return value, and reloads.
+ * and each hook call spills the register slots that outlive it to their
+ * homes, calls, tests the hook's return value, and reloads them.
  *
- * Errors (div by zero, failing hooks, a missing register, the step budget)
- * jump to out-of-line stubs after the body that store env->err and
- * env->err_pc and return 0, exactly like ax_interp().
+ * Errors (div by zero, failing hooks, the step budget) jump to out-of-line
+ * stubs after the body that store env->err and env->err_pc and return 0,
+ * exactly like ax_interp().  A NULL env->regs hands the evaluation to
+ * ax_interp() (see emit_prologue()).  Returns go through the kernel's
+ * return thunk when it has one (see emit_epilogue()).
  *
  * Layout converges like the kernel's BPF JIT: pass 0 emits every branch and
  * call in its long form to size the image; later passes pick rel8 branches
  * and rel32 calls from the previous pass's addrs[] until two passes agree
- * (at most JIT_MAX_PASSES, else -EFAULT and the interpreter runs).  Each insn is emitted into temp[] first and
- * size-checked before it is copied out.
+ * (at most JIT_MAX_PASSES, else -EFAULT and the interpreter runs).  Each
+ * insn is emitted into temp[] first and size-checked before it is copied
+ * out.
  */
 #include "jit.h"
 #include "jit_internal.h"
