@@ -119,11 +119,11 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 		gtp_reply(gc, "tnotrun:0");
 		break;
 	case GTP_STOP_USER:
-		/* "tstop:0" (no note) prints without an empty "()". */
-		if (run.stop_note[0])
-			gtp_replyf(gc, "tstop:%s:0", run.stop_note);
-		else
-			gtp_reply(gc, "tstop:0");
+		/*
+		 * Always with the (maybe empty) note: gdb's tsave does
+		 * strlen() on it and crashes on the older "tstop:0".
+		 */
+		gtp_replyf(gc, "tstop:%s:0", run.stop_note);
 		break;
 	case GTP_STOP_FULL:
 		gtp_reply(gc, "tfull:0");
