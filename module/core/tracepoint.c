@@ -402,6 +402,8 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	const char *acts;
 	char *chunk;
 	size_t len;
+	u32 old_n;
+	u64 old_mask;
 
 	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
 	    !(p = rsp_parse_hex(p, &addr)) || *p++ != ':') {
@@ -419,8 +421,10 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 		return;
 	}
 	acts = p;
+	old_n = tp->nactions;
+	old_mask = tp->regmask;
 	if (parse_actions(gc, tp, acts))
-		return;
+		goto undo;
 	/* Keep the chunk without its "more follows" '-' for qTfP. */
 	len = strlen(acts);
 	if (len && acts[len - 1] == '-')
@@ -428,15 +432,23 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	chunk = gtp_malloc(len + 1);
 	if (!chunk) {
 		refuse(gc, "out of memory", num);
-		return;
+		goto undo;
 	}
 	memcpy(chunk, acts, len);
 	chunk[len] = '\0';
-	if (strlist_add(&tp->chunks, chunk))
+	if (strlist_add(&tp->chunks, chunk)) {
+		gtp_free(chunk);
 		refuse(gc, "out of memory", num);
-	else
-		gtp_reply(gc, "OK");
+		goto undo;
+	}
+	gtp_reply(gc, "OK");
 	gtp_free(chunk);
+	return;
+undo:
+	/* gdb was told the chunk failed: none of it may stay. */
+	while (tp->nactions > old_n)
+		prog_free(tp->actions[--tp->nactions].prog);
+	tp->regmask = old_mask;
 }
 
 void gtp_pkt_qtdp(struct gtp_conn *gc, char *args)
