@@ -1523,6 +1523,47 @@ static void test_trace_scan_bounded(void **state)
 	assert_int_equal(fb.len, 0);
 }
 
+/*
+ * tracepoint.c kept the actions parsed before a bad one in a refused
+ * QTDP:- chunk: gdb was told E01, yet the tracepoint collected half the
+ * chunk (and qTfP did not show it).  A refused packet has no effect.
+ */
+static void test_refused_chunk_has_no_effect(void **state)
+{
+	struct gtp_conn *gc;
+	const char *r;
+	u32 flen;
+
+	cur_mode = "regress";
+	cur_seed = 0;
+	rng_seed(0);
+	gc = fresh_conn();
+	assert_string_equal(send_str(gc, "QTDP:1:ffffffff81000000:E:0:0-"),
+			    "OK");
+	/* R and M are fine, the expression fails verification (no end). */
+	r = send_str(gc, "QTDP:-1:ffffffff81000000:R40M-1,ffffffff81000000,4X00000002,2201");
+	assert_string_equal(r, "E01");
+	r = send_str(gc, "QTDP:-1:ffffffff81000000:M-1,ffffffff81000000,4Q");
+	assert_string_equal(r, "E01");
+	/* Upload: the definition only. */
+	assert_true(send_str(gc, "qTfP")[0] == 'T');
+	assert_string_equal(send_str(gc, "qTsP"), "l");
+	/* A hit collects nothing: an empty frame. */
+	assert_string_equal(send_str(gc, "QTStart"), "OK");
+	hit_all();
+	assert_string_equal(send_str(gc, "QTStop"), "OK");
+	assert_int_equal(gtp_frames_count(), 1);
+	gtp_frame_get(0, &flen);
+	assert_int_equal(flen, GTP_FRAME_HDR);
+	/* 'g' in that frame: nothing collected, only the pc is known. */
+	assert_string_equal(send_str(gc, "QTFrame:0"), "F0T1");
+	r = send_str(gc, "g");
+	assert_int_equal(strspn(r, "x"), 16 * 16);
+	assert_memory_equal(r + 16 * 16, "00000081ffffffff", 16);
+	assert_int_equal(strspn(r + 17 * 16, "x"), 7 * 8);
+	gtp_conn_close(gc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1534,6 +1575,7 @@ int main(void)
 		cmocka_unit_test(test_qtbuffer_cache_across_runs),
 		cmocka_unit_test(test_console_flood),
 		cmocka_unit_test(test_trace_scan_bounded),
+		cmocka_unit_test(test_refused_chunk_has_no_effect),
 	};
 
 	env_setup();
