@@ -563,6 +563,66 @@ static const char *send_str(struct gtp_conn *gc, const char *s)
 	return send_pkt(gc, s, strlen(s));
 }
 
+/*
+ * What the tracepoint definitions look like, in a few numbers: a refused
+ * QTDP must not change it.
+ */
+static u64 tps_signature(void)
+{
+	struct gtp_tp *tp;
+	u64 sig = 0;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		sig = sig * 31 + tp->num + tp->addr * 7 + tp->nactions * 131 +
+		      tp->chunks.n * 1031 + tp->regmask + (tp->cond != NULL) +
+		      tp->enabled * 3 + tp->pass * 5;
+	return sig;
+}
+
+/* Number of actions in an action chunk as qTfP shows it (no checking). */
+static u32 count_actions(const char *p)
+{
+	u32 n = 0;
+	u64 len;
+
+	while (*p) {
+		n++;
+		switch (*p++) {
+		case 'R':
+		case 'M':
+			while (*p && strchr("0123456789abcdefABCDEF,-", *p))
+				p++;
+			break;
+		case 'X':
+			p = rsp_parse_hex(p, &len);
+			if (!p || *p != ',')
+				return ~0u;
+			p += 1 + 2 * len;
+			break;
+		case 'L':
+			break;
+		default:
+			return ~0u;
+		}
+	}
+	return n;
+}
+
+/* Every tracepoint holds exactly the actions of the chunks it uploads. */
+static void check_definitions(void)
+{
+	struct gtp_tp *tp;
+	u32 i, n;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		for (i = 0, n = 0; i < tp->chunks.n; i++)
+			n += count_actions(tp->chunks.s[i]);
+		FZ_CHECK(n == tp->nactions,
+			 "tracepoint %u has %u actions, its chunks %u",
+			 tp->num, tp->nactions, n);
+	}
+}
+
 /* ---- the world: fake memory, registers, hits -------------------------- */
 
 #define MEM_LO		0x1000ull
@@ -1234,9 +1294,16 @@ static void run_session(struct gtp_conn **gcp, bool mutating)
 
 		if (mutating && chance(25))
 			n = mutate(n);
+		u64 sig = tps_signature();
+		const char *r;
+
 		if (chance(3))
 			user_trace_fail_arm = chance(50) ? -22 : -84;
-		send_pkt(*gcp, gbuf, n);
+		r = send_pkt(*gcp, gbuf, n);
+		if (r && r[0] == 'E' && !strncmp(gbuf, "QTDP:", 5))
+			FZ_CHECK(tps_signature() == sig,
+				 "a refused QTDP changed the definitions");
+		check_definitions();
 		if (chance(30))
 			hit_all();
 		if (chance(2)) {
