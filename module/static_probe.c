@@ -60,6 +60,7 @@ static LIST_HEAD(all_atts);
 
 /* static_tp_entry.S */
 void gtp_static_entry(void);
+static void static_tp_hit(void *ctx, struct pt_regs *regs);
 
 /*
  * The trampoline's C half: complete the register block and call the hit.
@@ -74,7 +75,11 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 	sr->regs.cs = __KERNEL_CS;
 	sr->regs.ss = __KERNEL_DS;
 	sr->nargs = att->nargs;
-	att->hit(att->ctx, &sr->regs);
+	/* gdb's tracepoints: a direct call, no retpoline on the hot path */
+	if (likely(att->hit == static_tp_hit))
+		static_tp_hit(att->ctx, &sr->regs);
+	else
+		att->hit(att->ctx, &sr->regs);
 }
 
 static void check_layout(void)
@@ -195,7 +200,7 @@ static u8 *arm_scratch;		/* nr_cpu_ids * NR_LEVELS areas */
 static void **arm_handles;
 static unsigned int arm_n;
 
-static void static_tp_hit(void *ctx, struct pt_regs *regs)
+static void notrace static_tp_hit(void *ctx, struct pt_regs *regs)
 {
 	unsigned int level = interrupt_context_level();
 	u8 *busy = this_cpu_ptr(&arm_cpu)->busy + level;
