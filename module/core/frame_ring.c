@@ -12,7 +12,7 @@
  * rounded down to a power of two and cut into 8 sub-buffers (fewer for
  * tiny buffers).  tsize reports the bytes actually allocated.  A frame
  * larger than a sub-buffer minus its header is refused and counted
- * (gtp_ring_frames_max_len() lets QTDP refuse it earlier).
+ * (gtp_ring_frames_max_len(size) lets QTDP/QTStart refuse it earlier).
  *
  * Modes: non-circular = RING_DISCARD (a full CPU buffer drops the frame,
  * the slot says -ENOSPC so the probe stops the trace: tfull); circular =
@@ -32,9 +32,10 @@
  *
  * Switching gtp to this store (for the lead; frame.c/frame.h untouched):
  *   git rm module/core/frame.c
- *   sed -i 's/gtp_ring_frame/gtp_frame/g' module/core/frame_ring.[ch]
+ *   sed -i 's/gtp_ring_frame/gtp_frame/g' module/core/frame_ring.[ch] \
+ *	tests/unit/test_frame_ring.c
  * (frame_ring.h then only repeats frame.h's prototypes, plus
- * gtp_frames_max_len() for QTDP).
+ * gtp_frames_max_len(size) for QTDP/QTStart).
  */
 #include "compat.h"
 #include "frame.h"
@@ -73,6 +74,25 @@ static void fr_walk_reset(void)
 	rfs.cur = NULL;
 }
 
+/* The ring a buffer of @size bytes becomes; -EINVAL if too small. */
+static int fr_geometry(u64 size, bool circular, struct ring_config *cfg)
+{
+	unsigned int ncpu = gtp_nr_cpus(), cpu_order;
+
+	if (!ncpu || size / ncpu < (1ull << FR_MIN_CPU_ORDER))
+		return -EINVAL;
+	cpu_order = fr_log2(size / ncpu);
+	if (cpu_order > RING_SUBBUF_ORDER_MAX + FR_NR_SUBBUFS_ORDER)
+		cpu_order = RING_SUBBUF_ORDER_MAX + FR_NR_SUBBUFS_ORDER;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nr_cpus = ncpu;
+	cfg->nr_subbufs_order = min_t(unsigned int, FR_NR_SUBBUFS_ORDER,
+				      cpu_order - RING_SUBBUF_ORDER_MIN);
+	cfg->subbuf_order = cpu_order - cfg->nr_subbufs_order;
+	cfg->mode = circular ? RING_OVERWRITE : RING_DISCARD;
+	return 0;
+}
+
 /**
  * gtp_ring_frames_setup() - (re)allocate the store, empty
  * @size: total bytes (split over CPUs, rounded down to powers of two)
@@ -84,21 +104,12 @@ static void fr_walk_reset(void)
  */
 int gtp_ring_frames_setup(u64 size, bool circular)
 {
-	unsigned int ncpu = gtp_nr_cpus(), cpu_order;
 	struct ring_config cfg;
 	struct ring_iter *iter;
 	struct ring *ring;
 
-	if (!ncpu || size / ncpu < (1ull << FR_MIN_CPU_ORDER))
+	if (fr_geometry(size, circular, &cfg))
 		return -EINVAL;
-	cpu_order = fr_log2(size / ncpu);
-	if (cpu_order > RING_SUBBUF_ORDER_MAX + FR_NR_SUBBUFS_ORDER)
-		cpu_order = RING_SUBBUF_ORDER_MAX + FR_NR_SUBBUFS_ORDER;
-	cfg.nr_cpus = ncpu;
-	cfg.nr_subbufs_order = min_t(unsigned int, FR_NR_SUBBUFS_ORDER,
-				     cpu_order - RING_SUBBUF_ORDER_MIN);
-	cfg.subbuf_order = cpu_order - cfg.nr_subbufs_order;
-	cfg.mode = circular ? RING_OVERWRITE : RING_DISCARD;
 
 	if (rfs.ring && !memcmp(ring_get_config(rfs.ring), &cfg, sizeof(cfg))) {
 		rfs.size = size;
@@ -190,13 +201,20 @@ void gtp_ring_frames_stats(struct gtp_frame_stats *st)
 	st->dropped = rs.dropped;
 }
 
-/* Largest frame accepted: a sub-buffer minus the record header. */
-u32 gtp_ring_frames_max_len(void)
+/**
+ * gtp_ring_frames_max_len() - largest frame a buffer of @size accepts
+ * @size: as for gtp_ring_frames_setup()
+ *
+ * A sub-buffer minus the record header; 0 if @size is too small.  Lets
+ * QTDP/QTStart refuse a tracepoint whose frames can never fit.
+ */
+u32 gtp_ring_frames_max_len(u64 size)
 {
-	if (!rfs.ring)
+	struct ring_config cfg;
+
+	if (fr_geometry(size, false, &cfg))
 		return 0;
-	return (1u << ring_get_config(rfs.ring)->subbuf_order) -
-	       sizeof(struct ring_record);
+	return (1u << cfg.subbuf_order) - sizeof(struct ring_record);
 }
 
 /**

@@ -24,7 +24,7 @@ void gtp_ring_frame_commit(struct gtp_frame_slot *slot);
 u64 gtp_ring_frames_count(void);
 const u8 *gtp_ring_frame_get(u64 idx, u32 *len);
 
-/* Largest frame the store accepts (0 before setup): for QTDP-time checks. */
-u32 gtp_ring_frames_max_len(void);
+/* Largest frame a store of @size bytes accepts: for QTDP-time checks. */
+u32 gtp_ring_frames_max_len(u64 size);
 
 #endif /* GTP_FRAME_RING_H */

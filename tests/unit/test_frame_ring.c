@@ -115,7 +115,8 @@ static void test_too_big_counted_not_full(void **state)
 	int err;
 
 	assert_int_equal(gtp_ring_frames_setup(8192, false), 0);
-	assert_int_equal(gtp_ring_frames_max_len(), 1024 - 16);
+	assert_int_equal(gtp_ring_frames_max_len(8192), 1024 - 16);
+	assert_int_equal(gtp_ring_frames_max_len(32), 0);
 	gtp_ring_frames_start();
 	assert_int_equal(put(1, 1024 - 16, &err), 1);
 	assert_int_equal(put(2, 1024 - 15, &err), 0);
