@@ -143,6 +143,9 @@ static bool drop_oldest(void)
 	}
 	fs.used -= rec_size(len);
 	fs.head += rec_size(len);
+	/* As for tail: place() would take head == size for free space. */
+	if (fs.head == fs.size)
+		fs.head = 0;
 	fs.nframes--;
 	if (!fs.used)
 		fs.head = fs.tail = 0;
