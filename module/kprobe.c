@@ -26,6 +26,7 @@
 #include "collect.h"
 #include "host.h"
 #include "trace.h"
+#include "static_tp.h"
 
 struct gtp_kprobe {
 	struct kprobe kp;
@@ -93,15 +94,23 @@ static unsigned int count_kprobe_tps(void)
 	return n;
 }
 
+/*
+ * Static tracepoints first: gtp_static_arm() also claims plain tracepoints
+ * that sit on a marker (sets ->is_static), which kprobes must then skip.
+ */
 int gtp_host_arm(struct gtp_conn *gc)
 {
-	unsigned int n = count_kprobe_tps(), i = 0;
+	unsigned int n, i = 0;
 	struct gtp_tp *tp;
 	int ret;
 
 	lockdep_assert_held(&gtp_mutex);
 	if (WARN_ON_ONCE(gtp_nkps))
 		return -EBUSY;
+	ret = gtp_static_arm(gc);
+	if (ret)
+		return ret;
+	n = count_kprobe_tps();
 	if (!n)
 		return 0;
 	gtp_kps = kcalloc(n, sizeof(*gtp_kps), GFP_KERNEL);
@@ -139,12 +148,14 @@ err_unregister:
 		unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
 err_free:
 	gtp_kprobes_free();
+	gtp_static_disarm();
 	return ret;
 }
 
 void gtp_host_disarm(void)
 {
 	lockdep_assert_held(&gtp_mutex);
+	gtp_static_disarm();
 	if (!gtp_nkps)
 		return;
 	/* Waits until no gtp_kprobe_pre() runs any more. */
@@ -157,6 +168,9 @@ void gtp_host_set_enabled(struct gtp_tp *tp, bool enabled)
 	struct gtp_kprobe *gk = tp->probe;
 
 	lockdep_assert_held(&gtp_mutex);
+	/* Static probes just test tp->enabled on each hit. */
+	if (tp->is_static)
+		return;
 	if (enabled)
 		enable_kprobe(&gk->kp);
 	else

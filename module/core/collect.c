@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "tsv.h"
 #include "trace.h"
+#include "static_data.h"
 
 #define PAGE_CHUNK	4096
 #define M_HDR		(1 + 8 + 2)
@@ -212,7 +213,10 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 			note_error(tp, env);
 		break;
 	case GTP_ACT_SDATA:
-		break;		/* kprobes have no static data */
+		/* Only a static tracepoint's regs carry $_sdata. */
+		if (tp->is_static)
+			gtp_fb_sdata(fb, regs);
+		break;
 	}
 }
 

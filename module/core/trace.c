@@ -20,6 +20,7 @@
 #include "frame.h"
 #include "traceframe.h"
 #include "host.h"
+#include "static_data.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */
 #define GTP_MAX_RO	64
@@ -79,6 +80,7 @@ static void trace_stop(enum gtp_stop_reason why)
 		run.armed = false;
 	}
 	gtp_frames_stop();
+	gtp_static_on_stop();
 }
 
 bool gtp_trace_frames_readable(void)
@@ -162,6 +164,8 @@ static void pkt_qtinit(struct gtp_conn *gc, char *args)
 	run.stop_reason = GTP_STOP_NOTRUN;
 	run.start_us = run.stop_us = 0;
 	run.stop_note[0] = '\0';
+	/* strace works between QTinit and QTStart (static_data.h). */
+	gtp_static_on_qtinit();
 	gtp_reply(gc, "OK");
 }
 
@@ -192,6 +196,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	run.stop_note[0] = '\0';
 	run.start_us = gtp_host_time_us();
 	run.stop_us = 0;
+	gtp_static_on_start();
 	gtp_frames_start();
 	atomic_long_set(&run.running, 1);
 	gtp_reply(gc, "OK");

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_tracepoint.c - the tracepoint packets end to end in userspace:
+ * QTDP parsing (real gdb 13 packets from the protocol reference), refusals
+ * with their console message, TSVs, the run state, hits through
+ * gtp_tp_hit() with fake registers, QTFrame in all forms, g/m from frames,
+ * traceframe-info, qTBuffer, and the frame store's circular mode.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "packets.h"
+#include "trace.h"
+#include "tracepoint.h"
+#include "tsv.h"
+#include "frame.h"
+#include "collect.h"
+#include "user_env.h"
+
+extern int user_trace_fail_arm;
+
+#define ADDR		0xffffffffc0000170ull
+#define ADDR_S		"ffffffffc0000170"
+#define ADDR16		"ffffffffc0000170"
+#define ADDR2		"ffffffffc0001700"
+#define GLOBAL		0xffffffffc0004074ull
+
+static struct gtp_conn *gc;
+static char console[4096];	/* 'O' text of the last exchange */
+static u8 scratch[GTP_SCRATCH_SIZE];
+
+static const char *frame_pkt(const char *data)
+{
+	static char buf[2 * RSP_PKT_MAX + 8];
+	unsigned int sum = 0;
+	const char *p;
+
+	for (p = data; *p; p++)
+		sum += (unsigned char)*p;
+	snprintf(buf, sizeof(buf), "$%s#%02x", data, sum & 0xff);
+	return buf;
+}
+
+/* Decode one "$...#cc" at *pp into @out; advance *pp. */
+static void take_packet(const char **pp, char *out)
+{
+	const char *p = *pp, *hash;
+	size_t n;
+
+	assert_int_equal(*p, '$');
+	hash = strchr(p, '#');
+	assert_non_null(hash);
+	n = hash - p - 1;
+	memcpy(out, p + 1, n);
+	out[n] = '\0';
+	*pp = hash + 3;
+}
+
+/* Send @data; return the final reply, console text in @console. */
+static const char *ask(const char *data)
+{
+	static char out[RSP_OUT_MAX + 1], payload[RSP_OUT_MAX];
+	const char *p = out;
+	size_t n;
+
+	assert_int_equal(rsp_feed(&gc->rsp, frame_pkt(data),
+				  strlen(frame_pkt(data))),
+			 strlen(frame_pkt(data)));
+	n = rsp_out_read(&gc->rsp, out, sizeof(out) - 1);
+	out[n] = '\0';
+	console[0] = '\0';
+	if (*p == '+')
+		p++;
+	for (;;) {
+		take_packet(&p, payload);
+		if (payload[0] != 'O' || !*p)
+			break;
+		/* console output: hex text */
+		{
+			size_t len = strlen(console), k;
+
+			for (k = 1; payload[k] && payload[k + 1]; k += 2) {
+				unsigned int c;
+
+				sscanf(payload + k, "%2x", &c);
+				console[len++] = c;
+			}
+			console[len] = '\0';
+		}
+	}
+	return payload;
+}
+
+static int setup(void **state)
+{
+	gtp_packets_init();
+	gtp_trace_init();
+	user_env_reset();
+	gc = gtp_conn_open();
+	assert_non_null(gc);
+	assert_string_equal(ask("QStartNoAckMode"), "OK");
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTBuffer:circular:0"), "OK");
+	assert_string_equal(ask("QTBuffer:size:-1"), "OK");
+	assert_string_equal(ask("QTDisconnected:0"), "OK");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ask("QTStop");
+	ask("QTinit");
+	gtp_conn_close(gc);
+	gc = NULL;
+	return 0;
+}
+
+/* The reference's "trace work if x >= 0" condition, 0x13 bytes. */
+#define COND_X	"X13,26000622100222ec1608021916202200140e27"
+
+static void test_qtdp_define_and_upload(void **state)
+{
+	struct gtp_tp *tp;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:3:" COND_X "-"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R0fffffffffffffff-"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16
+		":M-1,ffffffffc0004074,4X0000000F,26000622100222ec16080222040c27"),
+		"OK");
+	assert_string_equal(ask("QTDPsrc:1:" ADDR_S ":at:0:4:776f726b"), "OK");
+	assert_string_equal(ask("QTDPsrc:1:" ADDR_S ":cond:0:6:78203e3d2030"),
+			    "OK");
+
+	tp = gtp_tp_find(1, ADDR);
+	assert_non_null(tp);
+	assert_true(tp->enabled);
+	assert_int_equal(tp->pass, 3);
+	assert_non_null(tp->cond);
+	assert_int_equal(tp->nactions, 3);
+	assert_int_equal(tp->actions[0].type, GTP_ACT_REGS);
+	assert_int_equal(tp->regmask, 0x0fffffffffffffffull);
+	assert_int_equal(tp->actions[1].type, GTP_ACT_MEM);
+	assert_int_equal(tp->actions[1].basereg, -1);
+	assert_int_equal(tp->actions[1].offset, GLOBAL);
+	assert_int_equal(tp->actions[1].len, 4);
+	assert_int_equal(tp->actions[2].type, GTP_ACT_EXPR);
+
+	/* Upload gives back what gdb needs to rebuild the tracepoint. */
+	assert_string_equal(ask("qTfP"), "T1:" ADDR_S ":E:0:3:" COND_X);
+	assert_string_equal(ask("qTsP"), "A1:" ADDR_S ":R0fffffffffffffff");
+	assert_string_equal(ask("qTsP"), "A1:" ADDR_S
+		":M-1,ffffffffc0004074,4X0000000F,26000622100222ec16080222040c27");
+	assert_string_equal(ask("qTsP"), "Z1:" ADDR_S ":at:0:4:776f726b");
+	assert_string_equal(ask("qTsP"), "Z1:" ADDR_S ":cond:0:6:78203e3d2030");
+	assert_string_equal(ask("qTsP"), "l");
+	assert_string_equal(ask("qTsP"), "l");
+	/* Disabled, redefined: the old definition is replaced. */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":D:0:0"), "OK");
+	assert_string_equal(ask("qTfP"), "T1:" ADDR_S ":D:0:0");
+	assert_string_equal(ask("qTsP"), "l");
+}
+
+static void test_while_stepping_refused(void **state)
+{
+	assert_string_equal(ask("QTDP:2:" ADDR16 ":E:2:0-"), "E01");
+	assert_non_null(strstr(console, "while-stepping is not supported"));
+	assert_null(gtp_tp_find(2, ADDR));
+
+	assert_string_equal(ask("QTDP:2:" ADDR16 ":E:0:0-"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR16 ":SR010000"), "E01");
+	assert_non_null(strstr(console, "while-stepping"));
+}
+
+static void test_verifier_refusal_explained(void **state)
+{
+	/* goto 0x10 in a 3-byte program */
+	assert_string_equal(ask("QTDP:3:" ADDR16 ":E:0:0:X3,210010"), "E01");
+	assert_non_null(strstr(console, "tracepoint 3: condition refused by the verifier: "));
+	assert_null(gtp_tp_find(3, ADDR));
+	assert_string_equal(ask("QTDP:3:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-3:" ADDR16 ":X00000001,01"), "E01");
+	assert_non_null(strstr(console, "action refused by the verifier"));
+}
+
+static void test_malformed_refused(void **state)
+{
+	static const char *const bad[] = {
+		"QTDP:", "QTDP:zz", "QTDP:1:" ADDR16 ":Q:0:0",
+		"QTDP:1:" ADDR16 ":E:0", "QTDP:1:" ADDR16 ":E:0:0:X5,00",
+		"QTDP:1:" ADDR16 ":E:0:0:Xzz", "QTDP:1:" ADDR16 ":E:0:0junk",
+		"QTDP:-9:" ADDR16 ":R01", "QTDPsrc:9:1:at:0:1:41",
+		"QTDV:1", "QTFrame:pc:zz", "qTP:1", "QTBuffer:size:2",
+		"QTEnable:77:1",
+	};
+	unsigned int i;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":Q12"), "E01");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":M5,1"), "E01");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":M-2,1,1"), "E01");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *r = ask(bad[i]);
+
+		assert_true(r[0] == 'E' || r[0] == 'F');
+	}
+}
+
+static void test_tsv_packets(void **state)
+{
+	s64 v;
+
+	/* $hits = 5, then the built-in $cpu_id (user_trace.c: 1000 + kind) */
+	assert_string_equal(ask("QTDV:1:0000000000000005:0:68697473"), "OK");
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:6370755f6964"), "OK");
+	assert_string_equal(ask("qTfV"), "1:5:0:68697473");
+	assert_string_equal(ask("qTsV"), "2:3e9:0:6370755f6964");
+	assert_string_equal(ask("qTsV"), "l");
+	assert_string_equal(ask("qTV:1"), "V5");
+	assert_string_equal(ask("qTV:2"), "V3e9");
+	assert_string_equal(ask("qTV:9"), "U");
+	/* setv: ordinary variables change, built-ins refuse */
+	assert_int_equal(gtp_tsv_set(1, -2), 0);
+	assert_string_equal(ask("qTV:1"), "Vfffffffffffffffe");
+	assert_int_equal(gtp_tsv_set(2, 7), -EPERM);
+	assert_int_equal(gtp_tsv_get(2, &v), 0);
+	assert_int_equal(v, 1001);
+	assert_int_equal(gtp_tsv_set(9, 7), -ENOENT);
+	/* QTStart resets values to their initial value */
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_string_equal(ask("qTV:1"), "V5");
+}
+
+/* A hit of @tp with the x86-64 argument registers (rdi, rsi) = (a, b). */
+static bool hit(struct gtp_tp *tp, u64 a, u64 b)
+{
+	struct pt_regs regs = { .di = a, .si = b, .ip = tp->addr + 1,
+				.sp = 0xffffc90000123450ull, .ax = 0x1234,
+				.flags = 0x246, .cs = 0x10, .ss = 0x18 };
+
+	return gtp_tp_hit(tp, &regs, scratch, sizeof(scratch));
+}
+
+/* Define tracepoint 1 collecting $regs and a 4-byte global; start. */
+static struct gtp_tp *start_regs_and_global(const char *def)
+{
+	static const u32 global_val = 0xcafe;
+
+	assert_int_equal(user_env_add_region(GLOBAL, &global_val, 4), 0);
+	assert_string_equal(ask(def), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R0fffffffffffffff"
+				"M-1,ffffffffc0004074,4"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	return gtp_tp_find(1, ADDR);
+}
+
+static u64 hexfield(const char *status, const char *name)
+{
+	const char *p = strstr(status, name);
+	u64 v = 0;
+
+	assert_non_null(p);
+	assert_non_null(rsp_parse_hex(p + strlen(name), &v));
+	return v;
+}
+
+static void test_run_and_frames(void **state)
+{
+	struct gtp_tp *tp = start_regs_and_global("QTDP:1:" ADDR16 ":E:0:0");
+	const char *r;
+	char want[64];
+	int i;
+
+	assert_non_null(tp);
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T1;tnotrun:0;", 13);
+	for (i = 1; i <= 3; i++)
+		assert_true(hit(tp, i, i - 1));
+	assert_string_equal(ask("QTStop"), "OK");
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T0;tstop::0;", 12);
+	assert_int_equal(hexfield(r, ";tframes:"), 3);
+	assert_int_equal(hexfield(r, ";tcreated:"), 3);
+	assert_true(hexfield(r, ";tfree:") < hexfield(r, ";tsize:"));
+	assert_true(hexfield(r, ";starttime:") > 0);
+	assert_true(hexfield(r, ";stoptime:") >= hexfield(r, ";starttime:"));
+	snprintf(want, sizeof(want), "V3:%x", 3 * (6 + 1 + GTP_G_SIZE + 11 + 4));
+	assert_string_equal(ask("qTP:1:" ADDR_S), want);
+
+	assert_string_equal(ask("QTFrame:1"), "F1T1");
+	assert_string_equal(ask("QTFrame:1"), "F1T1");	/* repeat: harmless */
+	r = ask("g");
+	assert_int_equal(strlen(r), 2 * GTP_G_SIZE);
+	assert_memory_equal(r, "3412000000000000", 16);	/* rax */
+	assert_memory_equal(r + 2 * 40, "0200000000000000", 16); /* rdi */
+	assert_memory_equal(r + 2 * 128, "700100c0ffffffff", 16); /* rip */
+	assert_memory_equal(r + 2 * 136, "46020000", 8);	/* eflags */
+	assert_memory_equal(r + 2 * 148, "xxxxxxxx", 8);	/* ds */
+	assert_string_equal(ask("mffffffffc0004074,4"), "feca0000");
+	assert_string_equal(ask("mffffffffc0004074,10"), "feca0000");
+	assert_string_equal(ask("mffffffffc0004078,4"), "E01");
+	r = ask("qXfer:traceframe-info:read::0,1000");
+	assert_non_null(strstr(r,
+		"<memory start=\"0xffffffffc0004074\" length=\"0x4\"/>"));
+	assert_int_equal(r[0], 'l');
+
+	/* Searches run forward from the current frame. */
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	assert_string_equal(ask("QTFrame:pc:" ADDR_S), "F1T1");
+	assert_string_equal(ask("QTFrame:tdp:1"), "F2T1");
+	assert_string_equal(ask("QTFrame:tdp:1"), "F-1");
+	assert_string_equal(ask("QTFrame:range:" ADDR_S ":" ADDR_S), "F0T1");
+	assert_string_equal(ask("QTFrame:outside:" ADDR_S ":" ADDR_S), "F-1");
+	assert_string_equal(ask("QTFrame:outside:0:1"), "F0T1");
+	assert_string_equal(ask("QTFrame:7"), "F-1");
+	assert_string_equal(ask("QTFrame:ffffffff"), "OK");
+	/* Back to the live view. */
+	assert_int_equal(strlen(ask("g")), 2 * GTP_G_SIZE);
+	assert_null(strchr(ask("g"), 'x'));
+}
+
+static void test_uncollected_regs_and_pc(void **state)
+{
+	struct gtp_tp *tp;
+	const char *r;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	/* Only rbp (bit 6) collected. */
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R40"), "OK");
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	assert_true(hit(tp, 1, 0));
+	assert_true(hit(gtp_tp_find(2, 0xffffffffc0001700ull), 1, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	r = ask("g");
+	assert_memory_equal(r, "xxxxxxxxxxxxxxxx", 16);	/* rax */
+	assert_memory_equal(r + 2 * 48, "0000000000000000", 16); /* rbp */
+	assert_memory_equal(r + 2 * 128, "700100c0ffffffff", 16);
+	/* No R block at all: only the pc, from the tracepoint's address. */
+	assert_string_equal(ask("QTFrame:1"), "F1T2");
+	r = ask("g");
+	assert_memory_equal(r + 2 * 128, "001700c0ffffffff", 16);
+	assert_memory_equal(r + 2 * 48, "xxxxxxxxxxxxxxxx", 16);
+}
+
+static void test_condition_and_pass_count(void **state)
+{
+	struct gtp_tp *tp;
+	const char *r;
+	int i;
+
+	/* condition "reg rdi (5) == 2": 26 0005 22 02 13 27 */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:2:X6,260005220213270"
+				), "E01");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:2:X6,260005220213"),
+			    "E01");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0:X7,26000522021327"),
+			    "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	assert_false(hit(tp, 1, 0));
+	assert_true(hit(tp, 2, 0));
+	assert_false(hit(tp, 3, 0));
+	assert_string_equal(ask("qTP:1:" ADDR_S), "V1:6");
+	/* pass count 2: the second frame stops the run */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:2"), "E01");
+	assert_non_null(strstr(console, "cannot change while a trace runs"));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:2"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	for (i = 0; i < 5; i++)
+		hit(tp, i, 0);
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T0;tpasscount:1;", 16);
+	assert_int_equal(hexfield(r, ";tframes:"), 2);
+}
+
+static void test_disable_while_running(void **state)
+{
+	struct gtp_tp *tp;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	assert_true(hit(tp, 1, 0));
+	assert_string_equal(ask("QTDisable:1:" ADDR16), "OK");
+	assert_false(hit(tp, 2, 0));
+	assert_string_equal(ask("QTEnable:1:" ADDR16), "OK");
+	assert_true(hit(tp, 3, 0));
+	assert_string_equal(ask("qTP:1:" ADDR_S), "V2:c");
+}
+
+static void test_full_buffer_stops(void **state)
+{
+	struct gtp_tp *tp;
+	const char *r;
+	int n = 0;
+
+	assert_string_equal(ask("QTBuffer:size:400"), "OK");
+	tp = start_regs_and_global("QTDP:1:" ADDR16 ":E:0:0");
+	while (hit(tp, n, 0))
+		n++;
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T0;tfull:0;", 11);
+	assert_int_equal(hexfield(r, ";tframes:"), n);
+	assert_true(n >= 4 && n < 6);	/* 0x400 / (187 + 4) */
+	assert_string_equal(ask("QTBuffer:size:2"), "E01");
+}
+
+static void test_circular_keeps_newest(void **state)
+{
+	struct gtp_tp *tp;
+	const char *r;
+	u64 n, i;
+
+	assert_string_equal(ask("QTBuffer:size:400"), "OK");
+	assert_string_equal(ask("QTBuffer:circular:1"), "OK");
+	tp = start_regs_and_global("QTDP:1:" ADDR16 ":E:0:0");
+	for (i = 1; i <= 100; i++)
+		assert_true(hit(tp, i, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	r = ask("qTStatus");
+	n = hexfield(r, ";tframes:");
+	assert_int_equal(hexfield(r, ";tcreated:"), 100);
+	assert_int_equal(hexfield(r, ";circular:"), 1);
+	assert_true(n >= 4 && n < 6);
+	/* frames 0..n-1 hold calls 100-n+1 .. 100, in order */
+	for (i = 0; i < n; i++) {
+		char pkt[32], rdi[17];
+
+		snprintf(pkt, sizeof(pkt), "QTFrame:%llx", (unsigned long long)i);
+		ask(pkt);
+		/* rdi's low byte (little-endian) is the call number */
+		memcpy(rdi, ask("g") + 80, 2);
+		rdi[2] = '\0';
+		assert_int_equal(strtoull(rdi, NULL, 16), 100 - n + 1 + i);
+	}
+}
+
+static void test_qtbuffer_is_tfile_frames(void **state)
+{
+	struct gtp_tp *tp = start_regs_and_global("QTDP:1:" ADDR16 ":E:0:0");
+	static u8 all[65536];
+	size_t total = 0, off = 0;
+	int i, frames = 0;
+
+	for (i = 0; i < 20; i++)
+		assert_true(hit(tp, i, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	for (;;) {
+		char pkt[64];
+		const char *r;
+
+		snprintf(pkt, sizeof(pkt), "qTBuffer:%zx,7d0", total);
+		r = ask(pkt);
+		if (!strcmp(r, "l"))
+			break;
+		assert_true(strlen(r) > 0 && strlen(r) <= 2 * 0x7d0);
+		total += rsp_hex2bin(r, strlen(r), all + total);
+	}
+	/* Walk it as gdb's tfile reader does. */
+	while (off < total) {
+		s16 num;
+		u32 size;
+
+		memcpy(&num, all + off, 2);
+		memcpy(&size, all + off + 2, 4);
+		assert_int_equal(num, 1);
+		assert_int_equal(all[off + 6], 'R');
+		assert_int_equal(all[off + 7 + GTP_G_SIZE], 'M');
+		off += 6 + size;
+		frames++;
+	}
+	assert_int_equal(off, total);
+	assert_int_equal(frames, 20);
+}
+
+static void test_start_failure_rolls_back(void **state)
+{
+	const char *r;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	user_trace_fail_arm = EINVAL;
+	assert_string_equal(ask("QTStart"), "E01");
+	assert_non_null(strstr(console, "refused"));
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T0;tnotrun:0;", 13);
+	assert_false(gtp_trace_busy());
+}
+
+static void test_disconnect(void **state)
+{
+	const char *r;
+
+	/* disconnected tracing on: the run survives the connection */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDisconnected:1"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	gtp_conn_close(gc);
+	gc = gtp_conn_open();
+	ask("QStartNoAckMode");
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T1;", 3);
+	assert_int_equal(hexfield(r, ";disconn:"), 1);
+	assert_string_equal(ask("qTfP"), "T1:" ADDR_S ":E:0:0");
+	/* off: detaching stops it, the frames stay */
+	assert_string_equal(ask("QTDisconnected:0"), "OK");
+	assert_true(hit(gtp_tp_find(1, ADDR), 1, 0));
+	assert_string_equal(ask("D"), "OK");
+	r = ask("qTStatus");
+	assert_memory_equal(r, "T0;tdisconnected:0;", 19);
+	assert_int_equal(hexfield(r, ";tframes:"), 1);
+}
+
+static void test_frame_store_wrap_order(void **state)
+{
+	struct gtp_frame_slot slot;
+	u32 seq, len, kept = 0;
+	u64 i, n;
+
+	assert_int_equal(gtp_frames_setup(256, true), 0);
+	gtp_frames_start();
+	/* sizes 1..40 so records wrap at every possible offset */
+	for (seq = 0; seq < 500; seq++) {
+		u32 sz = 4 + seq % 37;
+		u8 *p = gtp_frame_reserve(&slot, sz);
+
+		assert_non_null(p);
+		memset(p, 0, sz);
+		memcpy(p, &seq, 4);
+		gtp_frame_commit(&slot);
+	}
+	gtp_frames_stop();
+	assert_null(gtp_frame_reserve(&slot, 4));
+	assert_int_equal(slot.err, -EAGAIN);
+	n = gtp_frames_count();
+	assert_true(n > 3);
+	for (i = 0; i < n; i++) {
+		const u8 *f = gtp_frame_get(i, &len);
+
+		assert_non_null(f);
+		memcpy(&seq, f, 4);
+		assert_int_equal(seq, 500 - n + i);
+		assert_int_equal(len, 4 + seq % 37);
+		kept++;
+	}
+	/* random access agrees with sequential access */
+	memcpy(&seq, gtp_frame_get(0, &len), 4);
+	assert_int_equal(seq, 500 - n);
+	assert_null(gtp_frame_get(n, &len));
+	/* not circular: refuses when full, counts the drop */
+	assert_int_equal(gtp_frames_setup(256, false), 0);
+	gtp_frames_start();
+	while (gtp_frame_reserve(&slot, 20))
+		gtp_frame_commit(&slot);
+	assert_int_equal(slot.err, -ENOSPC);
+	gtp_frames_stop();
+	assert_int_equal(gtp_frames_count(), 256 / 24);
+	(void)kept;
+}
+
+int main(void)
+{
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_qtdp_define_and_upload),
+		T(test_while_stepping_refused),
+		T(test_verifier_refusal_explained),
+		T(test_malformed_refused),
+		T(test_tsv_packets),
+		T(test_run_and_frames),
+		T(test_uncollected_regs_and_pc),
+		T(test_condition_and_pass_count),
+		T(test_disable_while_running),
+		T(test_full_buffer_stops),
+		T(test_circular_keeps_newest),
+		T(test_qtbuffer_is_tfile_frames),
+		T(test_start_failure_rolls_back),
+		T(test_disconnect),
+		T(test_frame_store_wrap_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
