@@ -82,6 +82,23 @@ static long parse_hex(const char *s, u8 *out, size_t max)
 	return hi < 0 ? (long)n : -1;
 }
 
+/* BYTECODE_HEX may contain spaces, or come split into several words. */
+static const char *join_args(int n, char **words)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(words[i]);
+	s = calloc(1, len);
+	if (!s)
+		exit(64);
+	for (i = 0; i < n; i++)
+		strcat(s, words[i]);
+	return s;
+}
+
 static bool parse_u64(const char *s, u64 *v)
 {
 	char *end;
@@ -236,9 +253,10 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc - 1)
+	if (optind >= argc)
 		usage();
-	len = parse_hex(argv[optind], code, sizeof(code));
+	len = parse_hex(join_args(argc - optind, argv + optind), code,
+			sizeof(code));
 	if (len < 0) {
 		fprintf(stderr, "gtp-ax: bytecode is not hex\n");
 		return 2;
