@@ -1659,7 +1659,9 @@ static void test_circular_head_at_end(void **state)
 
 	cur_mode = "regress";
 	gtp_trace_exit();
-	assert_int_equal(gtp_frames_setup(64, true), 0);
+	/* Only the simple store (frame.c) takes a 64-byte buffer. */
+	if (gtp_frames_setup(64, true))
+		skip();
 	gtp_frames_start();
 	for (i = 0; i < ARRAY_SIZE(lens); i++)
 		assert_true(put_tagged(lens[i], i + 1));
