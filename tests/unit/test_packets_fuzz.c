@@ -49,6 +49,7 @@
 #include "tracepoint.h"
 #include "collect.h"
 #include "frame.h"
+#include "static_data.h"
 #include "user_env.h"
 
 extern int user_trace_fail_arm;
@@ -661,20 +662,24 @@ static u64 rnd_addr(void)
 static void hit_all(void)
 {
 	struct gtp_tp *tp;
-	struct pt_regs regs;
+	/* Static tracepoints get the static probe's register block. */
+	struct gtp_static_regs sr;
+	struct pt_regs *regs = &sr.regs;
 	int i;
 
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (!tp->probe)
 			continue;
+		memset(&sr, 0, sizeof(sr));
 		for (i = 0; i < 17; i++)
-			user_env_set_reg(&regs, i, rnd_addr());
-		regs.ip = tp->addr;
-		regs.flags = rnd();
-		regs.cs = 0x10;
-		regs.ss = 0x18;
+			user_env_set_reg(regs, i, rnd_addr());
+		regs->ip = tp->addr;
+		regs->flags = rnd();
+		regs->cs = 0x10;
+		regs->ss = 0x18;
+		sr.nargs = below(GTP_SDATA_MAX_ARGS + 4);
 		stats.hits++;
-		stats.frames += gtp_tp_hit(tp, &regs, scratch, sizeof(scratch));
+		stats.frames += gtp_tp_hit(tp, regs, scratch, sizeof(scratch));
 	}
 }
 
