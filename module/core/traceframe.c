@@ -319,11 +319,19 @@ static void pkt_qtframe(struct gtp_conn *gc, char *args)
 	}
 }
 
-/* The traceframe-info XML of the selected frame, into gc->scratch. */
-static size_t build_tframe_info(struct gtp_conn *gc)
+/*
+ * Room for the traceframe-info XML of a frame of @flen bytes: every block
+ * takes at least 12 bytes of the frame and at most 64 bytes of XML.
+ */
+static size_t tframe_info_cap(u32 flen)
 {
-	char *s = (char *)gc->scratch;
-	size_t cap = RSP_PKT_MAX, n = 0;
+	return 128 + (flen / 12 + 1) * 64;
+}
+
+/* The traceframe-info XML of the selected frame, into @s (@cap bytes). */
+static size_t build_tframe_info(struct gtp_conn *gc, char *s, size_t cap)
+{
+	size_t n = 0;
 	struct fwalk w;
 	struct fblock b;
 	const u8 *f;
@@ -350,10 +358,24 @@ static size_t build_tframe_info(struct gtp_conn *gc)
 /* qXfer:traceframe-info:read::<off>,<len> */
 static void pkt_tframe_info(struct gtp_conn *gc, char *args)
 {
-	size_t n = build_tframe_info(gc);
+	char *s = (char *)gc->scratch;
+	size_t cap = RSP_PKT_MAX, n;
+	u32 flen = 0;
 
-	/* The object lives in scratch; the reply is built elsewhere. */
-	gtp_reply_xfer(gc, (const char *)gc->scratch, n, args);
+	/* Every block must be listed, or gdb calls it <unavailable>. */
+	if (cur_frame(gc, &flen) && tframe_info_cap(flen) > cap) {
+		cap = tframe_info_cap(flen);
+		s = gtp_vzalloc(cap);
+		if (!s) {
+			gtp_reply_error(gc, 1);
+			return;
+		}
+	}
+	n = build_tframe_info(gc, s, cap);
+	/* The object lives in scratch (or s); the reply is built elsewhere. */
+	gtp_reply_xfer(gc, s, n, args);
+	if (s != (char *)gc->scratch)
+		gtp_vfree(s);
 }
 
 /*
