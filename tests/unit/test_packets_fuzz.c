@@ -1688,6 +1688,58 @@ static void test_circular_head_at_end(void **state)
 	gtp_frames_release();
 }
 
+/*
+ * traceframe.c built qXfer:traceframe-info in the 16 KiB scratch buffer
+ * and silently stopped listing blocks when it was nearly full (about 300
+ * <memory> elements): gdb then showed collected memory as <unavailable>.
+ */
+static void test_tframe_info_lists_every_block(void **state)
+{
+	static char xml[256 * 1024], pkt[RSP_PKT_MAX];
+	struct gtp_conn *gc;
+	size_t got = 0;
+	const char *r, *p;
+	int i, n = 0;
+	char *q = pkt;
+
+	cur_mode = "regress";
+	cur_seed = 0;
+	rng_seed(0);
+	gc = fresh_conn();
+	assert_string_equal(send_str(gc, "QTDP:1:ffffffff81000000:E:0:0-"),
+			    "OK");
+	q += sprintf(q, "QTDP:-1:ffffffff81000000:");
+	for (i = 0; i < 600; i++)
+		q += sprintf(q, "M-1,%llx,1",
+			     (unsigned long long)MEM_KERN + 2 * i);
+	assert_string_equal(send_str(gc, pkt), "OK");
+	assert_string_equal(send_str(gc, "QTStart"), "OK");
+	hit_all();
+	assert_string_equal(send_str(gc, "QTStop"), "OK");
+	assert_string_equal(send_str(gc, "QTFrame:0"), "F0T1");
+	for (;;) {
+		char rq[64];
+		size_t len;
+
+		snprintf(rq, sizeof(rq), "qXfer:traceframe-info:read::%zx,fff",
+			 got);
+		r = send_str(gc, rq);
+		assert_true(r[0] == 'm' || r[0] == 'l');
+		len = strlen(r + 1);
+		assert_true(got + len < sizeof(xml));
+		memcpy(xml + got, r + 1, len);
+		got += len;
+		if (r[0] == 'l')
+			break;
+	}
+	xml[got] = '\0';
+	for (p = xml; (p = strstr(p, "<memory ")); p++)
+		n++;
+	assert_int_equal(n, 600);
+	assert_non_null(strstr(xml, "</traceframe-info>"));
+	gtp_conn_close(gc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1701,6 +1753,7 @@ int main(void)
 		cmocka_unit_test(test_trace_scan_bounded),
 		cmocka_unit_test(test_refused_chunk_has_no_effect),
 		cmocka_unit_test(test_circular_head_at_end),
+		cmocka_unit_test(test_tframe_info_lists_every_block),
 	};
 
 	env_setup();
