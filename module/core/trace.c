@@ -274,8 +274,30 @@ static void take_note(const char *args, const char *name, char *dst)
 	dst[n] = '\0';
 }
 
+/* Is the "name:<hex>" field of QTNotes, if present, hex digits only? */
+static bool note_ok(const char *args, const char *name)
+{
+	const char *p = strstr(args, name);
+
+	if (!p)
+		return true;
+	for (p += strlen(name); *p && *p != ';'; p++)
+		if (rsp_hexval(*p) < 0)
+			return false;
+	return true;
+}
+
 static void pkt_qtnotes(struct gtp_conn *gc, char *args)
 {
+	/*
+	 * qTStatus hands them back and gdb hex-decodes them: one bad digit
+	 * would make every later tstatus (and connect) fail.
+	 */
+	if (!note_ok(args, "user:") || !note_ok(args, "notes:") ||
+	    !note_ok(args, "tstop:")) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
 	take_note(args, "user:", run.user);
 	take_note(args, "notes:", run.notes);
 	take_note(args, "tstop:", run.stop_note);
