@@ -388,6 +388,13 @@ static bool good_status(const char *r)
 		colon = memchr(f, ':', p - f);
 		if (!colon || colon == f)
 			return false;
+		/* gdb hex-decodes these and errors out on a bad digit. */
+		if ((!strncmp(f, "username:", 9) || !strncmp(f, "notes:", 6)) &&
+		    !is_hex_str(colon + 1, p - colon - 1))
+			return false;
+		if (!strncmp(f, "tstop:", 6) &&
+		    strspn(colon + 1, "0123456789abcdefABCDEF") != p - colon - 3)
+			return false;
 	}
 	return true;
 }
@@ -1740,6 +1747,32 @@ static void test_tframe_info_lists_every_block(void **state)
 	gtp_conn_close(gc);
 }
 
+/*
+ * trace.c stored QTNotes fields as sent; qTStatus hands them back and gdb
+ * hex-decodes them, failing every later tstatus (and connect: QTinit does
+ * not clear notes) on one bad digit.  Non-hex notes are refused now.
+ */
+static void test_qtnotes_non_hex_refused(void **state)
+{
+	struct gtp_conn *gc;
+	const char *r;
+
+	cur_mode = "regress";
+	cur_seed = 0;
+	rng_seed(0);
+	gc = fresh_conn();
+	assert_string_equal(send_str(gc, "QTNotes:user:6a6f65;notes:6869;"),
+			    "OK");
+	assert_string_equal(send_str(gc, "QTNotes:user:,,6a6f65;"), "E01");
+	assert_string_equal(send_str(gc, "QTNotes:notes:zz;"), "E01");
+	assert_string_equal(send_str(gc, "QTNotes:tstop:7g;"), "E01");
+	r = send_str(gc, "qTStatus");
+	assert_non_null(strstr(r, ";username:6a6f65"));
+	assert_non_null(strstr(r, ";notes:6869"));
+	send_str(gc, "QTNotes:user:;notes:;tstop:;");
+	gtp_conn_close(gc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1754,6 +1787,7 @@ int main(void)
 		cmocka_unit_test(test_refused_chunk_has_no_effect),
 		cmocka_unit_test(test_circular_head_at_end),
 		cmocka_unit_test(test_tframe_info_lists_every_block),
+		cmocka_unit_test(test_qtnotes_non_hex_refused),
 	};
 
 	env_setup();
