@@ -464,6 +464,33 @@ void gtp_pkt_qtdp(struct gtp_conn *gc, char *args)
 		qtdp_define(gc, args);
 }
 
+/*
+ * <at|cond|cmd>:<start>:<slen>:<hex>, as gdb sends it.  qTfP hands it
+ * back to every gdb that connects, whose parser follows the colons blindly
+ * (a missing one crashes it) and hex-decodes the rest.
+ */
+static bool src_ok(const char *p)
+{
+	u64 v;
+	size_t n;
+
+	if (!strncmp(p, "at:", 3))
+		p += 3;
+	else if (!strncmp(p, "cond:", 5))
+		p += 5;
+	else if (!strncmp(p, "cmd:", 4))
+		p += 4;
+	else
+		return false;
+	if (!(p = rsp_parse_hex(p, &v)) || *p++ != ':' ||
+	    !(p = rsp_parse_hex(p, &v)) || *p++ != ':')
+		return false;
+	for (n = 0; p[n]; n++)
+		if (rsp_hexval(p[n]) < 0)
+			return false;
+	return !(n & 1);
+}
+
 /* QTDPsrc:<n>:<addr>:<type>:<start>:<slen>:<hex> - kept for Z pieces. */
 static void pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 {
@@ -478,6 +505,12 @@ static void pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 	}
 	tp = gtp_tp_find(num, addr);
 	if (!tp) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (!src_ok(p)) {
+		gtp_console(gc, "gtp: tracepoint %u: malformed QTDPsrc packet\n",
+			    tp->num);
 		gtp_reply_error(gc, 1);
 		return;
 	}
@@ -618,8 +651,9 @@ static const struct gtp_pkt_handler tp_handlers[] = {
 
 static struct gtp_pkt_table tp_table = {
 	.handlers = tp_handlers,
+	/* tracenz: the interpreter and JIT run it, ax_hook_trace() stops at NUL */
 	.features = "ConditionalTracepoints+;TracepointSource+;"
-		    "EnableDisableTracepoints+",
+		    "EnableDisableTracepoints+;tracenz+",
 };
 
 void gtp_tracepoint_init(void)

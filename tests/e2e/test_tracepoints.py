@@ -211,6 +211,27 @@ tstatus
     assert frames_collected(out)[-1] == 0, out
 
 
+def test_collect_string():
+    # collect/s (tracenz+): the string up to its NUL, nothing after it
+    banner = ksym("linux_banner")
+    out = session("""trace gtp_test_function
+actions
+collect/s (char *)0x%x
+end
+tstart
+shell echo 1 > /proc/gtp_test
+tstop
+tfind 0
+p (char *)0x%x
+x/2bx 0x%x
+""" % (banner, banner, banner))
+    with open("/proc/version") as f:
+        version = f.read().rstrip("\n")
+    m = expect(out, r'^\$1 = 0x[0-9a-f]+ "(Linux version [^"]*)"')
+    assert version.startswith(m.group(1)[:60]), (m.group(1), version)
+    expect(out, r"0x4c\s+0x69")		# "Li"
+
+
 def test_pass_count():
     out = session("""trace gtp_test_function
 passcount 3
