@@ -399,6 +399,31 @@ static bool good_status(const char *r)
 	return true;
 }
 
+/*
+ * A 'Z' upload piece as gdb's parse_tracepoint_definition() reads it:
+ * Z<n>:<addr>:<at|cond|cmd>:<start>:<len>:<hex> (it follows the colons
+ * blindly and hex-decodes the rest: anything else crashes or errors gdb).
+ */
+static bool good_src_piece(const char *r)
+{
+	const char *p = hexfield(r + 1, ':');
+
+	p = p ? hexfield(p, ':') : NULL;
+	if (!p)
+		return false;
+	if (starts(p, "at:"))
+		p += 3;
+	else if (starts(p, "cond:"))
+		p += 5;
+	else if (starts(p, "cmd:"))
+		p += 4;
+	else
+		return false;
+	p = hexfield(p, ':');
+	p = p ? hexfield(p, ':') : NULL;
+	return p && is_hex_str(p, strlen(p)) && !(strlen(p) & 1);
+}
+
 /* The reply to @pkt (already unescaped) must have the shape gdb expects. */
 static void check_reply(const char *pkt, size_t plen, const char *r, size_t n)
 {
@@ -470,6 +495,8 @@ static void check_reply(const char *pkt, size_t plen, const char *r, size_t n)
 		ok = !strcmp(r, "l") || ((r[0] == 'T' || r[0] == 'A' ||
 			r[0] == 'Z' || r[0] == 'S' || r[0] == 'V') &&
 			hexfield(r + 1, ':'));
+		if (ok && r[0] == 'Z')
+			ok = good_src_piece(r);
 	} else if (starts(pkt, "qXfer:")) {
 		ok = r[0] == 'l' || r[0] == 'm';
 	} else if (starts(pkt, "qSupported")) {
@@ -1773,6 +1800,40 @@ static void test_qtnotes_non_hex_refused(void **state)
 	gtp_conn_close(gc);
 }
 
+/*
+ * tracepoint.c stored QTDPsrc bodies unchecked and qTfP/qTsP replayed them
+ * as Z pieces to every gdb that connects.  gdb's parser follows the
+ * colons blindly (strchr(..., ':') + 1 on a missing one: a crash) and
+ * hex-decodes the text (an error on a bad digit), so one bad QTDPsrc broke
+ * every later connection.  Malformed ones are refused now.
+ */
+static void test_qtdpsrc_checked(void **state)
+{
+	struct gtp_conn *gc;
+
+	cur_mode = "regress";
+	cur_seed = 0;
+	rng_seed(0);
+	gc = fresh_conn();
+	assert_string_equal(send_str(gc, "QTDP:1:ffffffff81000000:E:0:0"),
+			    "OK");
+	assert_string_equal(send_str(gc, "QTDPsrc:1:ffffffff81000000:at:0:4:776f726b"),
+			    "OK");
+	assert_string_equal(send_str(gc, "QTDPsrc:1:ffffffff81000000:cmd"),
+			    "E01");
+	assert_string_equal(send_str(gc, "QTDPsrc:1:ffffffff81000000:cmd:0:1:7g"),
+			    "E01");
+	assert_string_equal(send_str(gc, "QTDPsrc:1:ffffffff81000000:cond:0:1:7"),
+			    "E01");
+	assert_string_equal(send_str(gc, "QTDPsrc:1:ffffffff81000000:foo:0:1:77"),
+			    "E01");
+	assert_true(send_str(gc, "qTfP")[0] == 'T');
+	assert_string_equal(send_str(gc, "qTsP"),
+			    "Z1:ffffffff81000000:at:0:4:776f726b");
+	assert_string_equal(send_str(gc, "qTsP"), "l");
+	gtp_conn_close(gc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1788,6 +1849,7 @@ int main(void)
 		cmocka_unit_test(test_circular_head_at_end),
 		cmocka_unit_test(test_tframe_info_lists_every_block),
 		cmocka_unit_test(test_qtnotes_non_hex_refused),
+		cmocka_unit_test(test_qtdpsrc_checked),
 	};
 
 	env_setup();
