@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/cpumask.h>
+#include <linux/module.h>
 
 #include "gtp_glue.h"
 #include "collect.h"
@@ -125,6 +126,16 @@ int gtp_host_arm(struct gtp_conn *gc)
 
 		if (tp->is_static)
 			continue;
+		/*
+		 * A probe in our own code could fire while this CPU holds the
+		 * frame lock (from a static tracepoint hit) and deadlock.
+		 */
+		if (within_module((unsigned long)tp->addr, THIS_MODULE)) {
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: inside gtp itself, refused\n",
+				    tp->num, (unsigned long long)tp->addr);
+			ret = -EINVAL;
+			goto err_unregister;
+		}
 		gk->tp = tp;
 		gk->kp.addr = (kprobe_opcode_t *)(unsigned long)tp->addr;
 		gk->kp.pre_handler = gtp_kprobe_pre;

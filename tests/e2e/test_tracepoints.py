@@ -393,6 +393,14 @@ tstart
                 r"boundary|not in probe-able kernel text)")
 
 
+def test_refused_inside_gtp():
+    # A probe in gtp's own hit path could deadlock on the frame lock.
+    addr = ksym("gtp_tp_hit")
+    out = session("trace *0x%x\ntstart\n" % addr)
+    expect(out, r"gtp: tracepoint 1 at 0x%x: inside gtp itself, refused" % addr)
+    expect_not(kprobes_list(), r"gtp_tp_hit")
+
+
 def test_while_stepping_refused():
     out = session("""trace gtp_test_function
 actions
