@@ -44,6 +44,7 @@
 #include "jit.h"
 #include "collect.h"
 #include "tracepoint.h"
+#include "trace.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
 
@@ -200,17 +201,64 @@ static u8 *arm_scratch;		/* nr_cpu_ids * NR_LEVELS areas */
 static void **arm_handles;
 static unsigned int arm_n;
 
+/* One armed location: the hit's context. */
+struct arm_tp {
+	struct gtp_tp *tp;
+	bool precheck;		/* condition without side effects */
+};
+
+static struct arm_tp *arm_tps;
+
+/* Can the condition run twice with the same outcome and no trace? */
+static bool cond_is_pure(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		switch (prog->insns[i].op) {
+		case AX_SETV:
+		case AX_TRACE:
+		case AX_TRACE_QUICK:
+		case AX_TRACE16:
+		case AX_TRACENZ:
+		case AX_TRACEV:
+		case AX_PRINTF:
+			return false;
+		}
+	}
+	return true;
+}
+
 static void notrace static_tp_hit(void *ctx, struct pt_regs *regs)
 {
-	unsigned int level = interrupt_context_level();
-	u8 *busy = this_cpu_ptr(&arm_cpu)->busy + level;
-	size_t area = (size_t)smp_processor_id() * NR_LEVELS + level;
+	const struct arm_tp *at = ctx;
+	struct gtp_tp *tp = at->tp;
+	unsigned int level;
+	size_t area;
+	u8 *busy;
 
+	/*
+	 * Most hits of a selective tracepoint fail its condition: decide
+	 * that first, before claiming scratch space.  gtp_tp_hit() re-runs
+	 * a condition that held (or failed to evaluate, to count the
+	 * error); being pure, it gives the same answer.
+	 */
+	if (at->precheck) {
+		struct ax_env env = { .regs = regs, .tp = tp };
+
+		if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
+			return;
+		if (!ax_run(tp->cond, &env) && !env.err)
+			return;
+	}
+	level = interrupt_context_level();
+	busy = this_cpu_ptr(&arm_cpu)->busy + level;
+	area = (size_t)smp_processor_id() * NR_LEVELS + level;
 	if (*busy)
 		return;
 	*busy = 1;
 	barrier();	/* set before any frame byte is written */
-	gtp_tp_hit(ctx, regs, arm_scratch + area * GTP_SCRATCH_SIZE,
+	gtp_tp_hit(tp, regs, arm_scratch + area * GTP_SCRATCH_SIZE,
 		   GTP_SCRATCH_SIZE);
 	barrier();
 	*busy = 0;
@@ -248,9 +296,10 @@ int gtp_static_arm(struct gtp_conn *gc)
 	if (!n)
 		return 0;
 	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
+	arm_tps = kcalloc(n, sizeof(*arm_tps), GFP_KERNEL);
 	arm_scratch = vmalloc(array3_size(nr_cpu_ids, NR_LEVELS,
 					  GTP_SCRATCH_SIZE));
-	if (!arm_handles || !arm_scratch) {
+	if (!arm_handles || !arm_tps || !arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
 		ret = -ENOMEM;
 		goto err;
@@ -258,7 +307,9 @@ int gtp_static_arm(struct gtp_conn *gc)
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (!tp->is_static)
 			continue;
-		ret = gtp_static_attach(tp->addr, static_tp_hit, tp,
+		arm_tps[arm_n].tp = tp;
+		arm_tps[arm_n].precheck = tp->cond && cond_is_pure(tp->cond);
+		ret = gtp_static_attach(tp->addr, static_tp_hit, &arm_tps[arm_n],
 					&arm_handles[arm_n]);
 		if (ret) {
 			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
@@ -282,6 +333,8 @@ void gtp_static_disarm(void)
 	arm_n = 0;
 	kfree(arm_handles);
 	arm_handles = NULL;
+	kfree(arm_tps);
+	arm_tps = NULL;
 	vfree(arm_scratch);
 	arm_scratch = NULL;
 }

@@ -79,7 +79,7 @@ def test_probe_captures_arguments():
     expect(knob(), r"^attached=0 ")
 
 
-def test_probe_condition_interpreted():
+def test_probe_condition():
     # 0 < 2*rsi + 3*rdx in gdb's bytecode (gdb numbers: rsi 4, rdx 3)
     cond = "22002600042202042600032203040214" "27"
     knob("cond gtp_test:gtp_test_event " + cond)
