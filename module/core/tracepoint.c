@@ -491,6 +491,23 @@ static bool src_ok(const char *p)
 	return !(n & 1);
 }
 
+/*
+ * "at:<start>:<len>:<hex of '*...'>": a location given as an address
+ * expression, e.g. "*(gtp_test_function + 5)".  A gdb that connects
+ * without those symbols cannot re-create such a tracepoint from our upload
+ * and refuses the whole connection ("No symbol table is loaded"), so we
+ * keep no such source: gdb then uses the address, which is the same.
+ */
+static bool src_is_address_expr(const char *p)
+{
+	if (strncmp(p, "at:", 3))
+		return false;
+	p = strchr(p + 3, ':');		/* after <start> */
+	if (p)
+		p = strchr(p + 1, ':');	/* after <len> */
+	return p && !strncmp(p + 1, "2a", 2);
+}
+
 /* QTDPsrc:<n>:<addr>:<type>:<start>:<slen>:<hex> - kept for Z pieces. */
 static void pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 {
@@ -512,6 +529,10 @@ static void pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 		gtp_console(gc, "gtp: tracepoint %u: malformed QTDPsrc packet\n",
 			    tp->num);
 		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (src_is_address_expr(p)) {
+		gtp_reply(gc, "OK");	/* upload "*0xADDR" instead */
 		return;
 	}
 	if (strlist_add(&tp->srcs, p))

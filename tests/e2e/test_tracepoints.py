@@ -401,6 +401,25 @@ def test_refused_inside_gtp():
     expect_not(kprobes_list(), r"gtp_tp_hit")
 
 
+def test_reconnect_without_symbols():
+    # A tracepoint given as an address expression must not stop a gdb that
+    # has no symbols from connecting to the target that holds it.
+    session("""trace *(gtp_test_function + 5)
+actions
+collect $regs
+end
+tstart
+shell echo 2 > /proc/gtp_test
+tstop
+""")
+    out = gdb_script("target remote /proc/gtp\ninfo tracepoints\ntstatus\n"
+                     "tfind 1\np $rdi\n")
+    expect_not(out, r"No symbol table|Error")
+    expect(out, r"Created tracepoint 1 for target's tracepoint 1")
+    expect(out, r"Collected 2 trace frames")
+    expect(out, r"^\$1 = 2$")
+
+
 def test_while_stepping_refused():
     out = session("""trace gtp_test_function
 actions

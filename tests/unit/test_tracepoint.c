@@ -133,6 +133,9 @@ static void test_qtdp_define_and_upload(void **state)
 	assert_string_equal(ask("QTDPsrc:1:" ADDR_S ":at:0:4:776f726b"), "OK");
 	assert_string_equal(ask("QTDPsrc:1:" ADDR_S ":cond:0:6:78203e3d2030"),
 			    "OK");
+	/* "*(work + 5)": accepted, not uploaded (gdb uses the address) */
+	assert_string_equal(ask("QTDPsrc:1:" ADDR_S
+				":at:0:c:2a28776f726b202b203529"), "OK");
 
 	tp = gtp_tp_find(1, ADDR);
 	assert_non_null(tp);
