@@ -117,8 +117,13 @@ int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 	ret = -ENOENT;
 	if (!m)
 		goto err_unlock;
+	/*
+	 * A module still in its init can fail it and be freed whatever its
+	 * refcount: only a live module's tracepoints are safe to pin.
+	 */
 	ret = -ENODEV;
-	if (m->mod && !try_module_get(m->mod))
+	if (m->mod && (READ_ONCE(m->mod->state) != MODULE_STATE_LIVE ||
+		       !try_module_get(m->mod)))
 		goto err_unlock;
 	att->m = m;
 	att->nargs = m->nargs;
@@ -270,7 +275,7 @@ static const char *attach_refusal(int err)
 	case -ENOENT:
 		return "no static tracepoint marker at this address (gtp-markers lists them)";
 	case -ENODEV:
-		return "the marker's module is going away";
+		return "the marker's module is still loading or going away";
 	case -ENOMEM:
 		return "out of memory";
 	default:

@@ -261,3 +261,26 @@ def test_strace_unknown_address_refused():
     expect(knob(), r"^attached=0 ")
     out = connect("maint packet qTSTMat:%x" % ksym("__traceiter_gtp_test_event"))
     expect(out, r'received: "l"')
+
+
+def test_gtp_strace_inside_open_window():
+    # A tstart that failed half-way leaves the stub between QTinit and
+    # QTStart, where qTSTMat reports markers and a real `strace` would crash
+    # gdb: gtp-strace must notice and fall back to `trace *ADDR`.
+    out = gdb_script(CONNECT + """maint packet QTinit
+maint packet qTSTMat:%x
+gtp-strace gtp_test:gtp_test_event if counter1 == 2
+actions
+collect $_sdata
+end
+tstart
+shell echo 3 > /proc/gtp_test
+tstop
+tstatus
+tfind 0
+print $_sdata
+""" % ksym("__traceiter_gtp_test_event"))
+    expect(out, r'received: "m[0-9a-f]+:')
+    expect(out, r"plain tracepoint on gtp_test:gtp_test_event")
+    expect(out, r"Collected 1 trace frames")
+    expect(out, r'^\$\d+ = "counter1=2 counter2=1"$')
