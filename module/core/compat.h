@@ -44,6 +44,8 @@
 #define gtp_cpu_id()		raw_smp_processor_id()
 #define gtp_nr_cpus()		nr_cpu_ids
 #define gtp_sync_writers()	synchronize_rcu()
+/* a probe-path local the kernel's INIT_STACK_ALL_ZERO must not memset */
+#define __gtp_noinit		__attribute__((__uninitialized__))
 
 #define gtp_malloc(n)		kmalloc((n), GFP_KERNEL)
 #define gtp_zalloc(n)		kzalloc((n), GFP_KERNEL)
@@ -195,6 +197,7 @@ static inline long atomic_long_add_return(long i, atomic_long_t *v)
 #define gtp_cpu_id()		0u
 #define gtp_nr_cpus()		1u
 #define gtp_sync_writers()	smp_mb()
+#define __gtp_noinit		__attribute__((__uninitialized__))
 
 #define gtp_malloc(n)		malloc(n)
 #define gtp_zalloc(n)		calloc(1, (n))

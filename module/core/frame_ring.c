@@ -233,7 +233,7 @@ u32 gtp_ring_frames_max_len(u64 size)
 void *gtp_ring_frame_reserve(struct gtp_frame_slot *slot, u32 len)
 {
 	struct ring *ring = rfs.ring;
-	struct ring_ctx ctx;
+	struct ring_ctx ctx __gtp_noinit;	/* every field is set */
 	int ret;
 
 	if (!READ_ONCE(rfs.accepting) || !ring) {
@@ -255,7 +255,7 @@ void *gtp_ring_frame_reserve(struct gtp_frame_slot *slot, u32 len)
 /* Publish the frame reserved in @slot; same CPU and context. */
 void gtp_ring_frame_commit(struct gtp_frame_slot *slot)
 {
-	struct ring_ctx ctx;
+	struct ring_ctx ctx __gtp_noinit;
 
 	__ring_ctx_restore(rfs.ring, &ctx, gtp_cpu_id(), slot->flags,
 			   slot->len);
