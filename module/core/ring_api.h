@@ -120,11 +120,11 @@ static __always_inline int __rb_reserve(struct ring *ring,
  *
  * Context: any, including NMI; no sleeping, no locks.  In the kernel the
  * caller must not migrate between ring_reserve() and ring_commit().
- * Return: 0 with @ctx->data pointing at @len writable bytes -- must then be
- * paired with __ring_commit() or ring_commit(); or -E2BIG (record larger than a sub-buffer),
- * -ENOBUFS (buffer full, discard mode), -EAGAIN (the next sub-buffer is
- * still being written by an interrupted writer), -EINVAL (bad @cpu); on
- * error nothing is to be committed.
+ * Return: 0 with @ctx->data pointing at @len writable bytes -- must then
+ * be paired with __ring_commit() or ring_commit(); or -E2BIG (record larger
+ * than a sub-buffer), -ENOBUFS (buffer full, discard mode), -EAGAIN (the
+ * next sub-buffer is still being written by an interrupted writer), -EINVAL
+ * (bad @cpu); on error nothing is to be committed.
  */
 static __always_inline int __ring_reserve(struct ring *ring,
 					  struct ring_ctx *ctx,
