@@ -412,7 +412,7 @@ void ring_flush(struct ring *ring, unsigned int cpu)
 			return;
 		pad = ring->sb_size - rb_sb_off(ring, old);
 		ts = gtp_tsc();
-		barrier();
+		barrier();	/* TSC before the cmpxchg: see __rb_reserve() */
 		if (local_cmpxchg(&cpu_buf->offset, old, old + pad) ==
 		    (long)old)
 			break;

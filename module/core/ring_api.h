@@ -80,6 +80,10 @@ static __always_inline int __rb_reserve(struct ring *ring,
 		 * Timestamp inside the retry loop: a nested writer that
 		 * reserves after our read of offset makes our cmpxchg fail,
 		 * so on one CPU timestamps grow with buffer positions.
+		 * Only the compiler can move the TSC read past C: barrier().
+		 * The CPU cannot move it past a nested writer's, since the
+		 * interrupt between them is serializing (no partner needed:
+		 * all parties are on this CPU).
 		 */
 		ts = gtp_tsc();
 		barrier();
