@@ -202,9 +202,41 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_reply(gc, "OK");
 }
 
+static const char *ax_error_name(u32 err)
+{
+	switch (err) {
+	case AX_ERR_MEM:	return "unreadable memory";
+	case AX_ERR_DIV0:	return "division by zero";
+	case AX_ERR_BUDGET:	return "step budget exhausted";
+	case AX_ERR_TRACE:	return "frame full";
+	case AX_ERR_REG:	return "register unavailable";
+	case AX_ERR_TSV:	return "undefined trace state variable";
+	default:		return "internal error";
+	}
+}
+
+/*
+ * Evaluation errors do not stop the run (a failed condition is false, a
+ * failed action keeps what it recorded): say at tstop how many there were.
+ */
+static void report_errors(struct gtp_conn *gc)
+{
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		long n = atomic_long_read(&tp->errors);
+
+		if (n)
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: %ld evaluation error(s), last: %s\n",
+				    tp->num, (unsigned long long)tp->addr, n,
+				    ax_error_name(READ_ONCE(tp->last_err)));
+	}
+}
+
 static void pkt_qtstop(struct gtp_conn *gc, char *args)
 {
 	trace_stop(GTP_STOP_USER);
+	report_errors(gc);
 	gtp_reply(gc, "OK");
 }
 

@@ -209,6 +209,8 @@ tstatus
 """)
     # the read fails -> the condition is false (and counted), no oops
     assert frames_collected(out)[-1] == 0, out
+    expect(out, r"gtp: tracepoint 1 at 0x[0-9a-f]+: 3 evaluation error\(s\), "
+                r"last: unreadable memory")
 
 
 def test_collect_string():
