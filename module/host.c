@@ -13,34 +13,10 @@
 
 #include "host.h"
 
-static DEFINE_RAW_SPINLOCK(gtp_frame_lock);
-
 u64 gtp_host_time_us(void)
 {
 	/* The _fast variant is NMI safe; a stop can be decided in a probe. */
 	return div_u64(ktime_get_real_fast_ns(), NSEC_PER_USEC);
-}
-
-/*
- * IRQs off so a probe in an interrupt cannot spin on a lock its own CPU
- * holds; in NMI only try, for the same reason (the frame is then dropped).
- */
-bool gtp_host_frame_lock(unsigned long *flags)
-{
-	if (in_nmi()) {
-		local_irq_save(*flags);
-		if (raw_spin_trylock(&gtp_frame_lock))
-			return true;
-		local_irq_restore(*flags);
-		return false;
-	}
-	raw_spin_lock_irqsave(&gtp_frame_lock, *flags);
-	return true;
-}
-
-void gtp_host_frame_unlock(unsigned long flags)
-{
-	raw_spin_unlock_irqrestore(&gtp_frame_lock, flags);
 }
 
 s64 gtp_host_builtin_tsv(enum gtp_builtin_tsv kind)

@@ -127,8 +127,10 @@ int gtp_host_arm(struct gtp_conn *gc)
 		if (tp->is_static)
 			continue;
 		/*
-		 * A probe in our own code could fire while this CPU holds the
-		 * frame lock (from a static tracepoint hit) and deadlock.
+		 * A probe in our own code would run our probe path from inside
+		 * itself (a static tracepoint hit, the JIT's helpers, the ring
+		 * reservation it interrupted): recursion we do not promise to
+		 * survive, and nothing a user needs to trace.
 		 */
 		if (within_module((unsigned long)tp->addr, THIS_MODULE)) {
 			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: inside gtp itself, refused\n",

@@ -3,8 +3,8 @@
  * frame.h - the frame store: where probe hits put trace frames.
  *
  * The whole interface between the tracing code and the storage is here, so
- * the store can be swapped (the per-CPU lock-free ring, ring.h) without
- * touching the writers or the readers:
+ * the store can be swapped without touching the writers or the readers.
+ * The store is the per-CPU lock-free ring (frame_ring.c on ring.h):
  *
  *   writer (probe context, any CPU, never sleeps):
  *	data = gtp_frame_reserve(&slot, len);	NULL: dropped (counted)
@@ -54,5 +54,8 @@ void gtp_frame_commit(struct gtp_frame_slot *slot);
 
 u64 gtp_frames_count(void);
 const u8 *gtp_frame_get(u64 idx, u32 *len);
+
+/* Largest frame a store of @size bytes accepts: for QTDP-time checks. */
+u32 gtp_frames_max_len(u64 size);
 
 #endif /* GTP_FRAME_H */

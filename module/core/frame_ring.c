@@ -6,40 +6,32 @@
  * CPU's buffer with __ring_reserve() and commit with __ring_commit(): no
  * lock, no irq-off, nothing shared between CPUs on the write path.  A frame
  * is one ring record; its payload is exactly the frame's bytes (tfile
- * format), so readers see the same bytes as with the simple store.
+ * format), so qTBuffer/tsave readers copy records as they are.
  *
  * Geometry: QTBuffer:size is split evenly over the CPUs, each CPU's share
  * rounded down to a power of two and cut into 8 sub-buffers (fewer for
  * tiny buffers).  tsize reports the bytes actually allocated.  A frame
  * larger than a sub-buffer minus its header is refused and counted
- * (gtp_ring_frames_max_len(size) lets QTDP/QTStart refuse it earlier).
+ * (gtp_frames_max_len(size) lets QTDP/QTStart refuse it earlier).
  *
  * Modes: non-circular = RING_DISCARD (a full CPU buffer drops the frame,
  * the slot says -ENOSPC so the probe stops the trace: tfull); circular =
  * RING_OVERWRITE (oldest sub-buffers reused; counted).
  *
- * Stop: writers check @accepting; gtp_ring_frames_stop() clears it, then
+ * Stop: writers check @accepting; gtp_frames_stop() clears it, then
  * waits once for every handler in flight (gtp_sync_writers(), i.e.
  * synchronize_rcu(), as probe handlers run preempt-disabled), so readers
  * after it see a quiescent ring.  Readers walk the ring in place, merged
  * across CPUs by timestamp (ring_iter_*): frame numbers are global time
- * order.  Sequential gtp_ring_frame_get() is O(1) through a cached walk
- * position; going backwards restarts the walk (as the simple store does).
+ * order.  Sequential gtp_frame_get() is O(1) through a cached walk
+ * position; going backwards restarts the walk.
  *
  * Slot use: @slot->flags carries the record's ring position from reserve to
  * commit (the slot has no room for a whole ring_ctx; __ring_ctx_restore()
  * rebuilds it), the CPU is the current one again at commit.
- *
- * Switching gtp to this store (for the lead; frame.c/frame.h untouched):
- *   git rm module/core/frame.c
- *   sed -i 's/gtp_ring_frame/gtp_frame/g' module/core/frame_ring.[ch] \
- *	tests/unit/test_frame_ring.c
- * (frame_ring.h then only repeats frame.h's prototypes, plus
- * gtp_frames_max_len(size) for QTDP/QTStart).
  */
 #include "compat.h"
 #include "frame.h"
-#include "frame_ring.h"
 #include "ring_api.h"
 
 #define FR_NR_SUBBUFS_ORDER	3	/* 8 sub-buffers per CPU */
@@ -94,7 +86,7 @@ static int fr_geometry(u64 size, bool circular, struct ring_config *cfg)
 }
 
 /**
- * gtp_ring_frames_setup() - (re)allocate the store, empty
+ * gtp_frames_setup() - (re)allocate the store, empty
  * @size: total bytes (split over CPUs, rounded down to powers of two)
  * @circular: overwrite the oldest frames when full
  *
@@ -102,7 +94,7 @@ static int fr_geometry(u64 size, bool circular, struct ring_config *cfg)
  * Keeps the old ring if the geometry and mode are unchanged.
  * Return: 0, -EINVAL (too small), -ENOMEM.
  */
-int gtp_ring_frames_setup(u64 size, bool circular)
+int gtp_frames_setup(u64 size, bool circular)
 {
 	struct ring_config cfg;
 	struct ring_iter *iter;
@@ -114,7 +106,7 @@ int gtp_ring_frames_setup(u64 size, bool circular)
 	if (rfs.ring && !memcmp(ring_get_config(rfs.ring), &cfg, sizeof(cfg))) {
 		rfs.size = size;
 		rfs.circular = circular;
-		gtp_ring_frames_clear();
+		gtp_frames_clear();
 		return 0;
 	}
 	ring = ring_create(&cfg);
@@ -125,7 +117,7 @@ int gtp_ring_frames_setup(u64 size, bool circular)
 		ring_destroy(ring);
 		return -ENOMEM;
 	}
-	gtp_ring_frames_release();
+	gtp_frames_release();
 	rfs.ring = ring;
 	rfs.iter = iter;
 	rfs.size = size;
@@ -136,7 +128,7 @@ int gtp_ring_frames_setup(u64 size, bool circular)
 }
 
 /* Context: process context, no writer running. */
-void gtp_ring_frames_release(void)
+void gtp_frames_release(void)
 {
 	ring_destroy(rfs.ring);
 	gtp_free(rfs.iter);
@@ -144,7 +136,7 @@ void gtp_ring_frames_release(void)
 }
 
 /* Drop every frame (QTinit, QTStart).  No writer may be running. */
-void gtp_ring_frames_clear(void)
+void gtp_frames_clear(void)
 {
 	if (rfs.ring)
 		ring_reset(rfs.ring);
@@ -152,7 +144,7 @@ void gtp_ring_frames_clear(void)
 }
 
 /* Open the store to writers (QTStart, after arming the probes). */
-void gtp_ring_frames_start(void)
+void gtp_frames_start(void)
 {
 	fr_walk_reset();
 	rfs.quiet = false;
@@ -161,12 +153,12 @@ void gtp_ring_frames_start(void)
 }
 
 /**
- * gtp_ring_frames_stop() - close the store to writers and wait for them
+ * gtp_frames_stop() - close the store to writers and wait for them
  *
  * After it returns no frame is being written or will be.  Context: process
  * context (may sleep the first time after a start).  Cheap when repeated.
  */
-void gtp_ring_frames_stop(void)
+void gtp_frames_stop(void)
 {
 	WRITE_ONCE(rfs.accepting, false);
 	if (rfs.quiet)
@@ -174,7 +166,7 @@ void gtp_ring_frames_stop(void)
 	/*
 	 * Every writer that saw @accepting true is in a preempt-disabled
 	 * probe handler; wait for all of them.  Partner: the READ_ONCE in
-	 * gtp_ring_frame_reserve().
+	 * gtp_frame_reserve().
 	 */
 	gtp_sync_writers();
 	rfs.quiet = true;
@@ -182,10 +174,10 @@ void gtp_ring_frames_stop(void)
 }
 
 /**
- * gtp_ring_frames_stats() - qTStatus figures
+ * gtp_frames_stats() - qTStatus figures
  * @st: filled in; exact once stopped
  */
-void gtp_ring_frames_stats(struct gtp_frame_stats *st)
+void gtp_frames_stats(struct gtp_frame_stats *st)
 {
 	struct ring_stats rs;
 
@@ -202,13 +194,13 @@ void gtp_ring_frames_stats(struct gtp_frame_stats *st)
 }
 
 /**
- * gtp_ring_frames_max_len() - largest frame a buffer of @size accepts
- * @size: as for gtp_ring_frames_setup()
+ * gtp_frames_max_len() - largest frame a buffer of @size accepts
+ * @size: as for gtp_frames_setup()
  *
  * A sub-buffer minus the record header; 0 if @size is too small.  Lets
  * QTDP/QTStart refuse a tracepoint whose frames can never fit.
  */
-u32 gtp_ring_frames_max_len(u64 size)
+u32 gtp_frames_max_len(u64 size)
 {
 	struct ring_config cfg;
 
@@ -218,19 +210,19 @@ u32 gtp_ring_frames_max_len(u64 size)
 }
 
 /**
- * gtp_ring_frame_reserve() - room for one frame of @len bytes on this CPU
- * @slot: filled in; pass to gtp_ring_frame_commit()
+ * gtp_frame_reserve() - room for one frame of @len bytes on this CPU
+ * @slot: filled in; pass to gtp_frame_commit()
  * @len: frame bytes
  *
  * Context: probe context, preemption disabled (kprobe pre-handler,
  * tracepoint probe), maybe NMI; never sleeps, takes no lock.
- * Return: where to write, to be paired with gtp_ring_frame_commit(); or
+ * Return: where to write, to be paired with gtp_frame_commit(); or
  * NULL with @slot->err = -ENOSPC (full, non-circular: the caller stops the
  * trace), -E2BIG (frame larger than a sub-buffer), -EAGAIN (store stopped,
  * or the next sub-buffer still held by an interrupted writer).  Every NULL
  * but "stopped" is counted in the dropped figure.
  */
-void *gtp_ring_frame_reserve(struct gtp_frame_slot *slot, u32 len)
+void *gtp_frame_reserve(struct gtp_frame_slot *slot, u32 len)
 {
 	struct ring *ring = rfs.ring;
 	struct ring_ctx ctx __gtp_noinit;	/* every field is set */
@@ -253,7 +245,7 @@ void *gtp_ring_frame_reserve(struct gtp_frame_slot *slot, u32 len)
 }
 
 /* Publish the frame reserved in @slot; same CPU and context. */
-void gtp_ring_frame_commit(struct gtp_frame_slot *slot)
+void gtp_frame_commit(struct gtp_frame_slot *slot)
 {
 	struct ring_ctx ctx __gtp_noinit;
 
@@ -262,8 +254,8 @@ void gtp_ring_frame_commit(struct gtp_frame_slot *slot)
 	__ring_commit(rfs.ring, &ctx);
 }
 
-/* Frames held: for readers after gtp_ring_frames_stop(). */
-u64 gtp_ring_frames_count(void)
+/* Frames held: for readers after gtp_frames_stop(). */
+u64 gtp_frames_count(void)
 {
 	struct gtp_frame_stats st;
 
@@ -271,19 +263,19 @@ u64 gtp_ring_frames_count(void)
 		return 0;
 	if (rfs.quiet)
 		return ring_count_resident(rfs.ring);
-	gtp_ring_frames_stats(&st);
+	gtp_frames_stats(&st);
 	return st.frames;
 }
 
 /**
- * gtp_ring_frame_get() - frame @idx in global time order (after stop)
+ * gtp_frame_get() - frame @idx in global time order (after stop)
  * @idx: frame number, 0 = oldest
  * @len: set to the frame's length
  *
  * Return: the frame's bytes (valid until the next start/clear), or NULL if
  * there is no such frame or writers may still run.
  */
-const u8 *gtp_ring_frame_get(u64 idx, u32 *len)
+const u8 *gtp_frame_get(u64 idx, u32 *len)
 {
 	if (!rfs.ring || !rfs.quiet)
 		return NULL;

@@ -28,13 +28,6 @@ void gtp_host_set_enabled(struct gtp_tp *tp, bool enabled);
 /* Wall-clock microseconds (qTStatus starttime/stoptime); any context. */
 u64 gtp_host_time_us(void);
 
-/*
- * The frame store's writer lock: any context, including NMI, where it may
- * fail (returns false) instead of spinning on a lock this CPU holds.
- */
-bool gtp_host_frame_lock(unsigned long *flags);
-void gtp_host_frame_unlock(unsigned long flags);
-
 /* Values of the built-in trace state variables at a hit (tsv.c). */
 enum gtp_builtin_tsv {
 	GTP_TSV_USER = 0,	/* not built in: an ordinary variable */

@@ -10,13 +10,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "frame_ring.h"
+#include "frame.h"
 
 /* write frame @n: @len bytes, each (n + i) & 0xff; NULL if refused */
 static int put(u32 n, u32 len, int *err)
 {
 	struct gtp_frame_slot slot;
-	u8 *p = gtp_ring_frame_reserve(&slot, len);
+	u8 *p = gtp_frame_reserve(&slot, len);
 	u32 i;
 
 	*err = slot.err;
@@ -24,7 +24,7 @@ static int put(u32 n, u32 len, int *err)
 		return 0;
 	for (i = 0; i < len; i++)
 		p[i] = (u8)(n + i);
-	gtp_ring_frame_commit(&slot);
+	gtp_frame_commit(&slot);
 	return 1;
 }
 
@@ -39,7 +39,7 @@ static u32 frame_no(const u8 *f, u32 len)
 
 static int teardown(void **state)
 {
-	gtp_ring_frames_release();
+	gtp_frames_release();
 	return 0;
 }
 
@@ -50,8 +50,8 @@ static void test_discard_fills_and_reads_in_order(void **state)
 	const u8 *f;
 	int err;
 
-	assert_int_equal(gtp_ring_frames_setup(8192, false), 0);
-	gtp_ring_frames_start();
+	assert_int_equal(gtp_frames_setup(8192, false), 0);
+	gtp_frames_start();
 	/* 8 KiB = 8 x 1 KiB sub-buffers; 100-byte frames, 120 in the ring */
 	for (i = 0; i < 200; i++) {
 		if (put(i, 100, &err))
@@ -60,7 +60,7 @@ static void test_discard_fills_and_reads_in_order(void **state)
 			assert_int_equal(err, -ENOSPC);	/* tfull */
 	}
 	assert_int_equal(ok, 8 * 8);		/* 8 per sub-buffer */
-	gtp_ring_frames_stats(&st);
+	gtp_frames_stats(&st);
 	assert_int_equal(st.size, 8192);
 	assert_int_equal(st.created, ok);
 	assert_int_equal(st.frames, ok);
@@ -68,21 +68,21 @@ static void test_discard_fills_and_reads_in_order(void **state)
 	assert_false(st.circular);
 	assert_int_equal(st.free, 1024 - 8 * 120);
 
-	gtp_ring_frames_stop();
-	assert_null(gtp_ring_frame_reserve(&(struct gtp_frame_slot){0}, 8));
-	assert_int_equal(gtp_ring_frames_count(), ok);
+	gtp_frames_stop();
+	assert_null(gtp_frame_reserve(&(struct gtp_frame_slot){0}, 8));
+	assert_int_equal(gtp_frames_count(), ok);
 	for (i = 0; i < ok; i++) {
-		f = gtp_ring_frame_get(i, &len);
+		f = gtp_frame_get(i, &len);
 		assert_non_null(f);
 		assert_int_equal(len, 100);
 		assert_int_equal(frame_no(f, len), i);
 	}
-	assert_null(gtp_ring_frame_get(ok, &len));
+	assert_null(gtp_frame_get(ok, &len));
 	/* random access, backwards too */
-	assert_int_equal(frame_no(gtp_ring_frame_get(5, &len), len), 5);
-	assert_int_equal(frame_no(gtp_ring_frame_get(5, &len), len), 5);
-	assert_int_equal(frame_no(gtp_ring_frame_get(60, &len), len), 60);
-	assert_int_equal(frame_no(gtp_ring_frame_get(0, &len), len), 0);
+	assert_int_equal(frame_no(gtp_frame_get(5, &len), len), 5);
+	assert_int_equal(frame_no(gtp_frame_get(5, &len), len), 5);
+	assert_int_equal(frame_no(gtp_frame_get(60, &len), len), 60);
+	assert_int_equal(frame_no(gtp_frame_get(0, &len), len), 0);
 }
 
 static void test_circular_keeps_newest(void **state)
@@ -91,21 +91,21 @@ static void test_circular_keeps_newest(void **state)
 	u32 i, n, len;
 	int err;
 
-	assert_int_equal(gtp_ring_frames_setup(8192, true), 0);
-	gtp_ring_frames_start();
+	assert_int_equal(gtp_frames_setup(8192, true), 0);
+	gtp_frames_start();
 	for (i = 0; i < 1000; i++)
 		assert_int_equal(put(i, 100, &err), 1);
-	gtp_ring_frames_stop();
-	gtp_ring_frames_stats(&st);
+	gtp_frames_stop();
+	gtp_frames_stats(&st);
 	assert_true(st.circular);
 	assert_int_equal(st.created, 1000);
 	assert_int_equal(st.dropped, 0);
-	n = gtp_ring_frames_count();
+	n = gtp_frames_count();
 	assert_int_equal(st.frames, n);
 	/* 8 sub-buffers minus the one being filled, at least */
 	assert_true(n >= 7 * 8 && n <= 8 * 8);
 	for (i = 0; i < n; i++)
-		assert_int_equal(frame_no(gtp_ring_frame_get(i, &len), len),
+		assert_int_equal(frame_no(gtp_frame_get(i, &len), len),
 				 (u8)(1000 - n + i));
 }
 
@@ -114,24 +114,24 @@ static void test_too_big_counted_not_full(void **state)
 	struct gtp_frame_stats st;
 	int err;
 
-	assert_int_equal(gtp_ring_frames_setup(8192, false), 0);
-	assert_int_equal(gtp_ring_frames_max_len(8192), 1024 - 16);
-	assert_int_equal(gtp_ring_frames_max_len(32), 0);
-	gtp_ring_frames_start();
+	assert_int_equal(gtp_frames_setup(8192, false), 0);
+	assert_int_equal(gtp_frames_max_len(8192), 1024 - 16);
+	assert_int_equal(gtp_frames_max_len(32), 0);
+	gtp_frames_start();
 	assert_int_equal(put(1, 1024 - 16, &err), 1);
 	assert_int_equal(put(2, 1024 - 15, &err), 0);
 	assert_int_equal(err, -E2BIG);		/* dropped, trace goes on */
-	gtp_ring_frames_stats(&st);
+	gtp_frames_stats(&st);
 	assert_int_equal(st.dropped, 1);
 	assert_int_equal(st.created, 1);
 	/* restart: same geometry, emptied */
-	gtp_ring_frames_stop();
-	assert_int_equal(gtp_ring_frames_setup(8192, false), 0);
-	gtp_ring_frames_start();
-	gtp_ring_frames_stats(&st);
+	gtp_frames_stop();
+	assert_int_equal(gtp_frames_setup(8192, false), 0);
+	gtp_frames_start();
+	gtp_frames_stats(&st);
 	assert_int_equal(st.created, 0);
 	assert_int_equal(st.free, 8192);
-	assert_int_equal(gtp_ring_frames_setup(32, false), -EINVAL);
+	assert_int_equal(gtp_frames_setup(32, false), -EINVAL);
 }
 
 int main(void)

@@ -1698,7 +1698,7 @@ static void test_circular_head_at_end(void **state)
 
 	cur_mode = "regress";
 	gtp_trace_exit();
-	/* Only the simple store (frame.c) takes a 64-byte buffer. */
+	/* A store may refuse a buffer this small (the ring does). */
 	if (gtp_frames_setup(64, true))
 		skip();
 	gtp_frames_start();

@@ -54,19 +54,6 @@ u64 gtp_host_time_us(void)
 	return (u64)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static pthread_mutex_t frame_lock = PTHREAD_MUTEX_INITIALIZER;
-
-bool gtp_host_frame_lock(unsigned long *flags)
-{
-	pthread_mutex_lock(&frame_lock);
-	return true;
-}
-
-void gtp_host_frame_unlock(unsigned long flags)
-{
-	pthread_mutex_unlock(&frame_lock);
-}
-
 s64 gtp_host_builtin_tsv(enum gtp_builtin_tsv kind)
 {
 	return 1000 + kind;
