@@ -89,6 +89,13 @@ int gtp_static_arm(struct gtp_conn *gc);
 /* Detach them; on return no hit of theirs is running. */
 void gtp_static_disarm(void);
 
+/* static_arm.c: the hit callback of armed tracepoints (ctx: their slot). */
+void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);
+
+/* Static probes registered right now (all users). */
+unsigned int gtp_static_nr_attached(void);
+
+void gtp_static_debug_exit(void);
 void gtp_static_probe_exit(void);
 
 #endif /* GTP_STATIC_TP_H */

@@ -7,7 +7,7 @@ removal independently of a gdb session.
 """
 import re
 
-from gtplib import GTP_PY, REPO, TEST_KO, expect, expect_not, gdb, gdb_script, ksym, sh
+from gtplib import GTP_KO, GTP_PY, REPO, TEST_KO, expect, expect_not, gdb, gdb_script, ksym, sh
 
 KNOB = "/sys/module/gtp/parameters/static_debug"
 
@@ -284,3 +284,27 @@ print $_sdata
     expect(out, r"plain tracepoint on gtp_test:gtp_test_event")
     expect(out, r"Collected 1 trace frames")
     expect(out, r'^\$\d+ = "counter1=2 counter2=1"$')
+
+
+def test_unload_gtp_while_tracing():
+    # disconnected tracing keeps the static probe armed after gdb leaves;
+    # unloading gtp must take it away (and unpin gtp_test) cleanly
+    out = gdb_script(CONNECT + """set disconnected-tracing on
+gtp-strace gtp_test:gtp_test_event
+actions
+collect $_sdata
+end
+tstart
+detach
+""")
+    expect_not(out, r"(?i)error")
+    try:
+        expect(knob(), r"^attached=1 ")
+        sh("echo 2 > /proc/gtp_test")
+        sh("rmmod gtp")
+        sh("echo 2 > /proc/gtp_test")   # the tracepoint fires with no probe
+        sh("rmmod gtp_test && insmod %s" % TEST_KO)
+    finally:
+        if "gtp " not in sh("lsmod"):
+            sh("insmod %s" % GTP_KO)
+    expect(knob(), r"^attached=0 ")

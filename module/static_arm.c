@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * static_arm.c - gdb's static tracepoints at QTStart .. QTStop.
+ *
+ * gtp_host_arm() (kprobe.c) calls gtp_static_arm() first: every location
+ * of gtp_tps with the 'S' flag, or plain but at a marker address, gets the
+ * generic probe (static_probe.c) with gtp_static_tp_hit() as its callback,
+ * which hands the hit to the tracepoint code (gtp_tp_hit(), collect.c)
+ * exactly as a kprobe hit is handed over.
+ */
+#define pr_fmt(fmt) "gtp: static: " fmt
+
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+
+#include "ax.h"
+#include "collect.h"
+#include "tracepoint.h"
+#include "trace.h"
+#include "static_tp.h"
+#include "gtp_glue.h"
+
+/*
+ * Frames are built in per-CPU scratch space, as for kprobes, but unlike
+ * kprobe handlers tracepoint probes nest: an interrupt can hit a
+ * tracepoint while this CPU is inside a hit.  So there is one area per
+ * interrupt context level (task, softirq, hardirq, NMI); a hit that finds
+ * its level busy (recursion through a tracepoint in our own path) is
+ * dropped rather than corrupting the frame under construction.
+ */
+#define NR_LEVELS	4
+
+struct arm_cpu {
+	u8 busy[NR_LEVELS];
+};
+
+static DEFINE_PER_CPU(struct arm_cpu, arm_cpu);
+static u8 *arm_scratch;		/* nr_cpu_ids * NR_LEVELS areas */
+static void **arm_handles;
+static unsigned int arm_n;
+
+/* One armed location: the hit's context. */
+struct arm_tp {
+	struct gtp_tp *tp;
+	bool precheck;		/* condition without side effects */
+};
+
+static struct arm_tp *arm_tps;
+
+/* Can the condition run twice with the same outcome and no trace? */
+static bool cond_is_pure(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		switch (prog->insns[i].op) {
+		case AX_SETV:
+		case AX_TRACE:
+		case AX_TRACE_QUICK:
+		case AX_TRACE16:
+		case AX_TRACENZ:
+		case AX_TRACEV:
+		case AX_PRINTF:
+			return false;
+		}
+	}
+	return true;
+}
+
+void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
+{
+	const struct arm_tp *at = ctx;
+	struct gtp_tp *tp = at->tp;
+	unsigned int level;
+	size_t area;
+	u8 *busy;
+
+	/*
+	 * Most hits of a selective tracepoint fail its condition: decide
+	 * that first, before claiming scratch space.  gtp_tp_hit() re-runs
+	 * a condition that held (or failed to evaluate, to count the
+	 * error); being pure, it gives the same answer.
+	 */
+	if (at->precheck) {
+		struct ax_env env = { .regs = regs, .tp = tp };
+
+		if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
+			return;
+		if (!ax_run(tp->cond, &env) && !env.err)
+			return;
+	}
+	level = interrupt_context_level();
+	busy = this_cpu_ptr(&arm_cpu)->busy + level;
+	area = (size_t)smp_processor_id() * NR_LEVELS + level;
+	if (*busy)
+		return;
+	*busy = 1;
+	barrier();	/* set before any frame byte is written */
+	gtp_tp_hit(tp, regs, arm_scratch + area * GTP_SCRATCH_SIZE,
+		   GTP_SCRATCH_SIZE);
+	barrier();
+	*busy = 0;
+}
+
+static const char *attach_refusal(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no static tracepoint marker at this address (gtp-markers lists them)";
+	case -ENODEV:
+		return "the marker's module is still loading or going away";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "refused by tracepoint_probe_register";
+	}
+}
+
+int gtp_static_arm(struct gtp_conn *gc)
+{
+	unsigned int n = 0;
+	struct gtp_tp *tp;
+	int ret;
+
+	lockdep_assert_held(&gtp_mutex);
+	if (WARN_ON_ONCE(arm_n))
+		return -EBUSY;
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		/* A plain tracepoint on a marker is a static one (`trace *ADDR`). */
+		if (!tp->is_static && gtp_static_marker_at(tp->addr))
+			tp->is_static = true;
+		n += tp->is_static;
+	}
+	if (!n)
+		return 0;
+	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
+	arm_tps = kcalloc(n, sizeof(*arm_tps), GFP_KERNEL);
+	arm_scratch = vmalloc(array3_size(nr_cpu_ids, NR_LEVELS,
+					  GTP_SCRATCH_SIZE));
+	if (!arm_handles || !arm_tps || !arm_scratch) {
+		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		if (!tp->is_static)
+			continue;
+		arm_tps[arm_n].tp = tp;
+		arm_tps[arm_n].precheck = tp->cond && cond_is_pure(tp->cond);
+		ret = gtp_static_attach(tp->addr, gtp_static_tp_hit, &arm_tps[arm_n],
+					&arm_handles[arm_n]);
+		if (ret) {
+			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
+				    tp->num, (unsigned long long)tp->addr,
+				    attach_refusal(ret), ret);
+			goto err;
+		}
+		arm_n++;
+	}
+	return 0;
+
+err:
+	gtp_static_disarm();
+	return ret;
+}
+
+void gtp_static_disarm(void)
+{
+	lockdep_assert_held(&gtp_mutex);
+	gtp_static_detach_many(arm_handles, arm_n);
+	arm_n = 0;
+	kfree(arm_handles);
+	arm_handles = NULL;
+	kfree(arm_tps);
+	arm_tps = NULL;
+	vfree(arm_scratch);
+	arm_scratch = NULL;
+}
