@@ -28,12 +28,21 @@
 #include "packets.h"
 #include "trace.h"
 #include "gtp_glue.h"
+#include "jit.h"
 
 #define GTP_IO_CHUNK	4096
 
+/*
+ * Each direction has its own bounce buffer and its own lock: copies to and
+ * from user memory may fault and sleep, so they run outside gtp_mutex, and
+ * two threads sharing the fd must not hand each other's bytes to the
+ * parser or to the reader.
+ */
 struct gtp_file {
 	struct gtp_conn *gc;
-	char buf[GTP_IO_CHUNK];		/* bounce buffer for user copies */
+	struct mutex wlock, rlock;
+	char wbuf[GTP_IO_CHUNK];	/* gdb -> parser */
+	char rbuf[GTP_IO_CHUNK];	/* replies -> gdb */
 };
 
 DEFINE_MUTEX(gtp_mutex);
@@ -70,6 +79,8 @@ static int gtp_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		goto err_put;
+	mutex_init(&f->wlock);
+	mutex_init(&f->rlock);
 	mutex_lock(&gtp_mutex);
 	f->gc = gtp_conn_open();
 	if (f->gc)
@@ -118,13 +129,17 @@ static ssize_t gtp_write(struct file *file, const char __user *ubuf,
 	size_t done = 0;
 	int ret = 0;
 
+	if (mutex_lock_interruptible(&f->wlock))
+		return -ERESTARTSYS;
 	while (done < count) {
 		size_t n = min_t(size_t, count - done, GTP_IO_CHUNK), used;
 
-		if (copy_from_user(f->buf, ubuf + done, n))
-			return done ? done : -EFAULT;
+		if (copy_from_user(f->wbuf, ubuf + done, n)) {
+			ret = -EFAULT;
+			break;
+		}
 		mutex_lock(&gtp_mutex);
-		used = rsp_feed(&f->gc->rsp, f->buf, n);
+		used = rsp_feed(&f->gc->rsp, f->wbuf, n);
 		gtp_update_hints(f->gc);
 		mutex_unlock(&gtp_mutex);
 		wake_up_interruptible(&gtp_wait);
@@ -136,6 +151,7 @@ static ssize_t gtp_write(struct file *file, const char __user *ubuf,
 				break;
 		}
 	}
+	mutex_unlock(&f->wlock);
 	if (done)
 		return done;
 	return ret ? ret : -ENODEV;
@@ -150,27 +166,32 @@ static ssize_t gtp_read(struct file *file, char __user *ubuf, size_t count,
 
 	if (!count)
 		return 0;
+	if (mutex_lock_interruptible(&f->rlock))
+		return -ERESTARTSYS;
 	for (;;) {
 		mutex_lock(&gtp_mutex);
-		n = rsp_out_read(&f->gc->rsp, f->buf,
+		n = rsp_out_read(&f->gc->rsp, f->rbuf,
 				 min_t(size_t, count, GTP_IO_CHUNK));
 		gtp_update_hints(f->gc);
 		mutex_unlock(&gtp_mutex);
 		if (n)
 			break;
+		ret = 0;	/* the module is going: real EOF */
 		if (READ_ONCE(gtp_exiting))
-			return 0;	/* the module is going: real EOF */
+			goto out_unlock;
+		ret = -EAGAIN;
 		if (file->f_flags & O_NONBLOCK)
-			return -EAGAIN;
+			goto out_unlock;
 		ret = wait_event_interruptible(gtp_wait,
 				READ_ONCE(gtp_pending) || READ_ONCE(gtp_exiting));
 		if (ret)
-			return ret;
+			goto out_unlock;
 	}
 	wake_up_interruptible(&gtp_wait);	/* writers waiting for room */
-	if (copy_to_user(ubuf, f->buf, n))
-		return -EFAULT;
-	return n;
+	ret = copy_to_user(ubuf, f->rbuf, n) ? -EFAULT : n;
+out_unlock:
+	mutex_unlock(&f->rlock);
+	return ret;
 }
 
 static __poll_t gtp_poll(struct file *file, poll_table *wait)
@@ -222,6 +243,8 @@ static int gtp_glue_init(void)
 
 	gtp_packets_init();
 	gtp_trace_init();
+	/* Resolve the JIT's executable memory now, not at the first QTDP. */
+	gtp_exec_init();
 	ret = gtp_kprobe_init();
 	if (ret)
 		return ret;
@@ -237,6 +260,7 @@ static void gtp_glue_exit(void)
 	gtp_static_tp_exit();
 	gtp_kprobe_exit();
 	gtp_trace_exit();
+	gtp_exec_exit();
 }
 
 static int __init gtp_init(void)

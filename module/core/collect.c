@@ -220,7 +220,28 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 	}
 }
 
-/* Copy the built frame into the store; stop the trace if it is full. */
+u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
+{
+	u64 len = GTP_FRAME_HDR;
+	u32 i;
+
+	for (i = 0; i < tp->nactions; i++) {
+		const struct gtp_action *a = &tp->actions[i];
+
+		if (a->type == GTP_ACT_REGS)
+			len += 1 + GTP_G_SIZE;
+		else if (a->type == GTP_ACT_MEM && a->len)
+			/* gtp_fb_trace() splits at 65535 bytes a block */
+			len += a->len + M_HDR * ((a->len + 0xfffe) / 0xffff);
+	}
+	return len;
+}
+
+/*
+ * Copy the built frame into the store; stop the trace if it is full.  A
+ * frame the store can never hold (larger than a sub-buffer: QTStart
+ * refuses the ones it can predict) is an error of this tracepoint.
+ */
 static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 {
 	struct gtp_frame_slot slot;
@@ -234,6 +255,10 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 	if (!dst) {
 		if (slot.err == -ENOSPC)
 			gtp_trace_stop_from_probe(GTP_STOP_FULL, 0);
+		if (slot.err == -E2BIG) {
+			atomic_long_add_return(1, &tp->errors);
+			WRITE_ONCE(tp->last_err, AX_ERR_TRACE);
+		}
 		return false;
 	}
 	memcpy(dst, fb->buf, fb->len);

@@ -28,6 +28,12 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);
 int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv);
 
+/*
+ * The bytes every frame of @tp takes at least: header, R block, M blocks
+ * (expressions record a size known only at the hit, so they count 0).
+ */
+u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
+
 /* pt_regs in gdb's amd64 'g' layout (GTP_G_SIZE bytes), rip = @pc. */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out);
 

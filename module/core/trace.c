@@ -20,6 +20,7 @@
 #include "frame.h"
 #include "traceframe.h"
 #include "host.h"
+#include "collect.h"
 #include "static_data.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */
@@ -169,6 +170,28 @@ static void pkt_qtinit(struct gtp_conn *gc, char *args)
 	gtp_reply(gc, "OK");
 }
 
+/*
+ * Refuse to start when a tracepoint's frames can never fit the buffer's
+ * per-CPU sub-buffers (the store would drop every one of them).
+ */
+static int check_frame_sizes(struct gtp_conn *gc, u64 size)
+{
+	u32 max = gtp_frames_max_len(size);
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		u64 need = gtp_tp_min_frame_len(tp);
+
+		if (need > max) {
+			gtp_console(gc, "gtp: tracepoint %u: its frames need at least %llu bytes, a %llu-byte trace buffer holds frames of at most %u bytes (set trace-buffer-size larger)\n",
+				    tp->num, (unsigned long long)need,
+				    (unsigned long long)size, max);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
 static void pkt_qtstart(struct gtp_conn *gc, char *args)
 {
 	u64 size = run.buf_size ? run.buf_size : GTP_DEFAULT_BUF_SIZE;
@@ -180,6 +203,10 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	if (ret) {
 		gtp_console(gc, "gtp: cannot allocate a %llu-byte trace buffer (error %d)\n",
 			    (unsigned long long)size, ret);
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (check_frame_sizes(gc, size)) {
 		gtp_reply_error(gc, 1);
 		return;
 	}

@@ -252,8 +252,9 @@ p counter1
 
 
 def test_circular_buffer_wraps():
+    # per-CPU buffers of 8 KiB: 1-KiB sub-buffers, several frames each
     out = session("""set circular-trace-buffer on
-set trace-buffer-size 4096
+set trace-buffer-size 16384
 trace gtp_test_function
 actions
 collect counter1
@@ -277,7 +278,7 @@ p counter1
 
 def test_full_buffer_stops_trace():
     out = session("""set circular-trace-buffer off
-set trace-buffer-size 2048
+set trace-buffer-size 16384
 trace gtp_test_function
 actions
 collect $regs
@@ -289,6 +290,23 @@ tstatus
     expect(out, r"Trace stopped because the buffer was full")
     n = frames_collected(out)[-1]
     assert 0 < n < 200, out
+
+
+def test_frames_larger_than_buffer_refused():
+    # 2 KiB over two CPUs: 128-byte sub-buffers cannot hold a 171-byte
+    # register frame, so tstart is refused with the reason, not run to
+    # drop every frame.
+    out = session("""set circular-trace-buffer off
+set trace-buffer-size 2048
+trace gtp_test_function
+actions
+collect $regs
+end
+tstart
+tstatus
+""")
+    expect(out, r"gtp: tracepoint 1: its frames need at least \d+ bytes, a 2048-byte trace buffer holds frames of at most \d+ bytes")
+    expect_not(out, r"Trace is running")
 
 
 def test_tfind_pc_tracepoint_range():
