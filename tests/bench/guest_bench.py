@@ -17,13 +17,10 @@ expression, each with the JIT and with the interpreter (jit=0), and the
 static tracepoint gtp_test:gtp_test_event with a false condition.
 """
 import os
-import re
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-GTP_KO = os.path.join(REPO, "module", "gtp.ko")
+from guestlib import gdb_case, loop as _loop, reload_gtp, write
+
 TRACING = "/sys/kernel/tracing"
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 COND_TRUE = "2*counter1+3*counter2 > 0"
@@ -31,54 +28,18 @@ COND_FALSE = "2*counter1+3*counter2 < 0"
 EXPR = "(2*counter1+3*counter2)"
 
 
-def sh(cmd):
-    return subprocess.run(cmd, shell=True, check=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT).stdout.decode()
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
 def loop():
-    """Run the loop; return cycles per call."""
-    write("/proc/gtp_test", str(N))
-    with open("/proc/gtp_test") as f:
-        m = re.search(r"calls=(\d+) cycles=(\d+)", f.read())
-    return int(m.group(2)) / int(m.group(1))
+    return _loop(N)
 
 
-def reload_gtp(params=""):
-    sh("rmmod gtp")
-    sh("insmod %s %s" % (GTP_KO, params))
-
-
-def gdb_case(trace_cmd, cond, collect):
-    """Cycles per call with a gtp tracepoint running, measured under gdb."""
-    lines = [
-        "source %s/gdb-scripts/gtp.py" % REPO,
-        "target remote /proc/gtp",
-        "gtp-load-module gtp_test",
-        "%s if %s" % (trace_cmd, cond) if cond else trace_cmd,
-    ]
+def dynamic_case(cond, collect):
+    setup = ["trace gtp_test_function if %s" % cond]
     if collect:
-        lines += ["actions", "collect %s" % collect, "end"]
-    lines += [
-        "tstart",
-        "shell echo %d > /proc/gtp_test" % N,
-        "shell cat /proc/gtp_test > /tmp/gtp_bench_out",
-        "tstop",
-        "tstatus",
-        "detach",
-    ]
-    script = "/tmp/gtp_bench.gdb"
-    write(script, "\n".join(lines) + "\n")
-    out = sh("gdb -nx -q -batch -x %s 2>&1" % script)
-    with open("/tmp/gtp_bench_out") as f:
-        m = re.search(r"calls=(\d+) cycles=(\d+)", f.read())
-    frames = re.search(r"Collected (\d+) trace frames", out)
-    return int(m.group(2)) / int(m.group(1)), (int(frames.group(1)) if frames else 0), out
+        setup += ["actions", "collect %s" % collect, "end"]
+    c, fr = gdb_case(N, setup)
+    if c is None:
+        raise SystemExit("gdb case failed:\n%s" % fr)
+    return c, fr
 
 
 def ftrace_case(filt):
@@ -112,9 +73,9 @@ def main():
 
     for label, params in (("jit", ""), ("interp", "jit=0")):
         reload_gtp(params)
-        c, fr, _ = gdb_case("trace gtp_test_function", COND_FALSE, None)
+        c, fr = dynamic_case(COND_FALSE, None)
         rows.append(("gtp dynamic, false condition (%s)" % label, c, fr))
-        c, fr, _ = gdb_case("trace gtp_test_function", COND_TRUE, EXPR)
+        c, fr = dynamic_case(COND_TRUE, EXPR)
         rows.append(("gtp dynamic, true condition + collect (%s)" % label, c, fr))
     reload_gtp()
 

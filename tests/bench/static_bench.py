@@ -21,14 +21,10 @@ figures repeat exactly from boot to boot.  Cases:
 Ratios are given against the floor, for the whole call (cycles per call)
 and for the overhead over the unprobed loop.
 """
-import os
-import re
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-GTP_KO = os.path.join(REPO, "module", "gtp.ko")
+from guestlib import gdb_case, loop as _loop, reload_gtp, write
+
 KNOB = "/sys/module/gtp/parameters/static_debug"
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 EVENT = "gtp_test:gtp_test_event"
@@ -36,21 +32,8 @@ EVENT = "gtp_test:gtp_test_event"
 COND_FALSE_HEX = "260004162022020426000316202203040222001427"
 
 
-def sh(cmd):
-    return subprocess.run(cmd, shell=True, check=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT).stdout.decode()
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
 def loop():
-    write("/proc/gtp_test", str(N))
-    with open("/proc/gtp_test") as f:
-        m = re.search(r"calls=(\d+) cycles=(\d+)", f.read())
-    return int(m.group(2)) / int(m.group(1))
+    return _loop(N)
 
 
 def knob_case(cmd):
@@ -60,39 +43,6 @@ def knob_case(cmd):
         return loop()
     finally:
         write(KNOB, "off")
-
-
-def gdb_case():
-    script = "/tmp/gtp_static_bench.gdb"
-    write(script, "\n".join([
-        "source %s/gdb-scripts/gtp.py" % REPO,
-        "gtp-load-module gtp_test",
-        "target remote /proc/gtp",
-        "delete",
-        "gtp-strace %s if 2*counter1+3*counter2 < 0" % EVENT,
-        "tstart",
-        "shell echo %d > /proc/gtp_test" % N,
-        "shell echo %d > /proc/gtp_test" % N,
-        "shell cat /proc/gtp_test > /tmp/gtp_static_bench_out",
-        "tstop",
-        "tstatus",
-        "detach",
-    ]) + "\n")
-    # gdb -batch exits non-zero if any command failed: judge by the output
-    out = subprocess.run(["gdb", "-nx", "-q", "-batch", "-x", script],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         stdin=subprocess.DEVNULL).stdout.decode(errors="replace")
-    frames = re.search(r"Collected (\d+) trace frames", out)
-    if not frames:
-        return None, out
-    with open("/tmp/gtp_static_bench_out") as f:
-        m = re.search(r"calls=(\d+) cycles=(\d+)", f.read())
-    return int(m.group(2)) / int(m.group(1)), int(frames.group(1))
-
-
-def reload_gtp(params=""):
-    sh("rmmod gtp")
-    sh("insmod %s %s" % (GTP_KO, params))
 
 
 def main():
@@ -109,7 +59,7 @@ def main():
     rows.append(("gtp knob, false condition", knob_case("cond %s %s" % (EVENT, COND_FALSE_HEX)), None))
     for label, params in (("jit", ""), ("interp", "jit=0")):
         reload_gtp(params)
-        c, fr = gdb_case()
+        c, fr = gdb_case(N, ["gtp-strace %s if 2*counter1+3*counter2 < 0" % EVENT])
         if c is None:
             print("# gdb case (%s) failed:\n%s" % (label, fr))
             continue
