@@ -180,6 +180,16 @@ static int parse_bytecode(struct gtp_conn *gc, u32 num, const char **pp,
 	return 0;
 }
 
+static unsigned int tp_count(void)
+{
+	struct gtp_tp *tp;
+	unsigned int n = 0;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		n++;
+	return n;
+}
+
 static struct gtp_tp *tp_alloc(u32 num, u64 addr)
 {
 	struct gtp_tp *tp = gtp_zalloc(sizeof(*tp));
@@ -270,6 +280,17 @@ static void qtdp_define(struct gtp_conn *gc, const char *p)
 		goto bad;
 	if (step) {
 		refuse(gc, "while-stepping is not supported by gtp", num);
+		return;
+	}
+	/* frames carry the number as gdb's int16 (trace file format) */
+	if (!num || num > GTP_TP_NUM_MAX) {
+		gtp_console(gc, "gtp: tracepoint number %llu out of range (1..%u)\n",
+			    (unsigned long long)num, GTP_TP_NUM_MAX);
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (!gtp_tp_find(num, addr) && tp_count() >= GTP_TP_MAX) {
+		refuse(gc, "too many tracepoint locations", num);
 		return;
 	}
 	tp = tp_alloc(num, addr);

@@ -62,6 +62,14 @@ struct gtp_tp {
 	void *probe;		/* owned by the host (kprobe) */
 };
 
+/*
+ * Limits on what one gdb can make the kernel hold: tracepoint numbers fit
+ * the int16 of a trace frame; locations are bounded so a client cannot
+ * exhaust kernel memory (and module space for JIT images).
+ */
+#define GTP_TP_NUM_MAX	0x7fff
+#define GTP_TP_MAX	1024
+
 /* All locations, in download order. */
 extern struct gtp_tp *gtp_tps;
 

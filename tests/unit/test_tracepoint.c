@@ -211,6 +211,26 @@ static void test_malformed_refused(void **state)
 	}
 }
 
+/* Numbers must fit a frame's int16; locations are bounded. */
+static void test_limits(void **state)
+{
+	char pkt[64];
+	unsigned int i;
+
+	assert_string_equal(ask("QTDP:8000:" ADDR16 ":E:0:0"), "E01");
+	assert_string_equal(ask("QTDP:0:" ADDR16 ":E:0:0"), "E01");
+	assert_string_equal(ask("QTDP:7fff:" ADDR16 ":E:0:0"), "OK");
+	for (i = 1; i < GTP_TP_MAX; i++) {
+		snprintf(pkt, sizeof(pkt), "QTDP:%x:%016x:E:0:0", i, 0x1000 + i);
+		assert_string_equal(ask(pkt), "OK");
+	}
+	assert_string_equal(ask("QTDP:1:0000000000000001:E:0:0"), "E01");
+	/* redefining an existing location is still allowed */
+	assert_string_equal(ask("QTDP:1:0000000000001001:D:0:0"), "OK");
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTDP:1:0000000000000001:E:0:0"), "OK");
+}
+
 static void test_tsv_packets(void **state)
 {
 	s64 v;
@@ -581,6 +601,7 @@ int main(void)
 		T(test_while_stepping_refused),
 		T(test_verifier_refusal_explained),
 		T(test_malformed_refused),
+		T(test_limits),
 		T(test_tsv_packets),
 		T(test_run_and_frames),
 		T(test_uncollected_regs_and_pc),
