@@ -34,12 +34,12 @@ static struct {
 	void *handle;
 	struct ax_prog *prog;
 	atomic64_t hits, trues;
-	spinlock_t lock;		/* last_sdata, from probe context */
+	raw_spinlock_t lock;		/* last_sdata, from probe context */
 	u64 last_sdata[DBG_SDATA_WORDS];
 	u32 last_len;
 	bool exiting;		/* module exit ran: refuse new probes */
 } dbg = {
-	.lock = __SPIN_LOCK_UNLOCKED(dbg.lock),
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(dbg.lock),
 };
 
 static void dbg_capture_hit(void *ctx, struct pt_regs *regs)
@@ -47,10 +47,16 @@ static void dbg_capture_hit(void *ctx, struct pt_regs *regs)
 	unsigned long flags;
 
 	atomic64_inc(&dbg.hits);
-	spin_lock_irqsave(&dbg.lock, flags);
+	/*
+	 * Only try: a hit in NMI (or in an interrupt on this CPU) while the
+	 * reader holds the lock must not spin on it.  A missed capture only
+	 * leaves the previous one in place.
+	 */
+	if (!raw_spin_trylock_irqsave(&dbg.lock, flags))
+		return;
 	dbg.last_len = gtp_sdata_collect(regs, dbg.last_sdata,
 					 sizeof(dbg.last_sdata));
-	spin_unlock_irqrestore(&dbg.lock, flags);
+	raw_spin_unlock_irqrestore(&dbg.lock, flags);
 }
 
 static void dbg_bare_hit(void *ctx, struct pt_regs *regs)
@@ -169,10 +175,10 @@ static int dbg_get(char *buffer, const struct kernel_param *kp)
 	unsigned int attached = gtp_static_nr_attached();
 	u32 len;
 
-	spin_lock_irqsave(&dbg.lock, flags);
+	raw_spin_lock_irqsave(&dbg.lock, flags);
 	len = dbg.last_len;
 	memcpy(rec, dbg.last_sdata, len);
-	spin_unlock_irqrestore(&dbg.lock, flags);
+	raw_spin_unlock_irqrestore(&dbg.lock, flags);
 	if (len)
 		gtp_static_sdata_format(rec, len, text, sizeof(text));
 	return scnprintf(buffer, PAGE_SIZE,
