@@ -4,9 +4,11 @@
  *
  * Runs in probe context (kprobe pre-handler: preemption off, maybe IRQs
  * off, maybe NMI): no sleeping, no allocation, every read of kernel memory
- * nofault.  The frame is first built in a per-CPU scratch buffer, because
- * its size is known only after the expressions ran, then copied into the
- * frame store with one reserve/commit.
+ * nofault.  When the actions fix a frame's size (registers, expressions
+ * that record nothing: tp->frame_len) it is built in place in the frame
+ * store, between one reserve and its commit.  Otherwise the size is known
+ * only after the actions ran: the frame is built in a per-CPU scratch
+ * buffer, then copied into the store.
  *
  * Frame layout (gdb's trace file format, protocol reference 6.3):
  *
@@ -50,16 +52,37 @@ u64 gtp_reg_value(const struct pt_regs *regs, int regno)
 	return 0;
 }
 
+/* One 8-byte register slot of a 'g' block (unaligned: frames are packed). */
+static inline void put_reg(u8 *out, int i, u64 v)
+{
+	memcpy(out + 8 * i, &v, 8);
+}
+
+/*
+ * Straight-line on purpose: every 'collect $regs' hit converts a whole
+ * block, and a loop through gtp_reg_value()'s switch cost ~10 times more.
+ */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out)
 {
 	u32 seg[7] = { regs->flags, regs->cs, regs->ss, 0, 0, 0, 0 };
-	int i;
 
-	for (i = 0; i < 17; i++) {
-		u64 v = i == 16 ? pc : gtp_reg_value(regs, i);
-
-		memcpy(out + 8 * i, &v, 8);
-	}
+	put_reg(out, 0, regs->ax);
+	put_reg(out, 1, regs->bx);
+	put_reg(out, 2, regs->cx);
+	put_reg(out, 3, regs->dx);
+	put_reg(out, 4, regs->si);
+	put_reg(out, 5, regs->di);
+	put_reg(out, 6, regs->bp);
+	put_reg(out, 7, regs->sp);
+	put_reg(out, 8, regs->r8);
+	put_reg(out, 9, regs->r9);
+	put_reg(out, 10, regs->r10);
+	put_reg(out, 11, regs->r11);
+	put_reg(out, 12, regs->r12);
+	put_reg(out, 13, regs->r13);
+	put_reg(out, 14, regs->r14);
+	put_reg(out, 15, regs->r15);
+	put_reg(out, 16, pc);
 	memcpy(out + 136, seg, sizeof(seg));
 }
 
@@ -220,6 +243,48 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 	}
 }
 
+/* Does running @prog leave the frame as it was? */
+static bool prog_records_nothing(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		switch (prog->insns[i].op) {
+		case AX_TRACE:
+		case AX_TRACE_QUICK:
+		case AX_TRACE16:
+		case AX_TRACENZ:
+		case AX_TRACEV:
+			return false;
+		}
+	}
+	return true;
+}
+
+u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
+{
+	u32 len = GTP_FRAME_HDR;
+	u32 i;
+
+	for (i = 0; i < tp->nactions; i++) {
+		const struct gtp_action *a = &tp->actions[i];
+
+		switch (a->type) {
+		case GTP_ACT_REGS:
+			len += 1 + GTP_G_SIZE;
+			break;
+		case GTP_ACT_EXPR:
+			if (!prog_records_nothing(a->prog))
+				return 0;
+			break;
+		default:
+			/* M: unreadable memory shrinks it; $_sdata varies */
+			return 0;
+		}
+	}
+	return len;
+}
+
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
 {
 	u64 len = GTP_FRAME_HDR;
@@ -237,34 +302,91 @@ u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
 	return len;
 }
 
+static void put_frame_hdr(const struct gtp_tp *tp, u8 *buf, u32 len)
+{
+	s16 num = tp->num;
+	u32 size = len - GTP_FRAME_HDR;
+
+	memcpy(buf, &num, 2);
+	memcpy(buf + 2, &size, 4);
+}
+
 /*
- * Copy the built frame into the store; stop the trace if it is full.  A
- * frame the store can never hold (larger than a sub-buffer: QTStart
- * refuses the ones it can predict) is an error of this tracepoint.
+ * No room for a frame (@err from gtp_frame_reserve()): stop the trace if
+ * the store is full.  A frame the store can never hold (larger than a
+ * sub-buffer: QTStart refuses the ones it can predict) is an error of this
+ * tracepoint.
  */
+static void store_failed(struct gtp_tp *tp, int err)
+{
+	if (err == -ENOSPC)
+		gtp_trace_stop_from_probe(GTP_STOP_FULL, 0);
+	if (err == -E2BIG) {
+		atomic_long_add_return(1, &tp->errors);
+		WRITE_ONCE(tp->last_err, AX_ERR_TRACE);
+	}
+}
+
+/* Copy the frame built in scratch into the store. */
 static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 {
-	struct gtp_frame_slot slot;
-	s16 num = tp->num;
-	u32 size = fb->len - GTP_FRAME_HDR;
+	struct gtp_frame_slot slot __gtp_noinit;
 	u8 *dst;
 
-	memcpy(fb->buf, &num, 2);
-	memcpy(fb->buf + 2, &size, 4);
+	put_frame_hdr(tp, fb->buf, fb->len);
 	dst = gtp_frame_reserve(&slot, fb->len);
 	if (!dst) {
-		if (slot.err == -ENOSPC)
-			gtp_trace_stop_from_probe(GTP_STOP_FULL, 0);
-		if (slot.err == -E2BIG) {
-			atomic_long_add_return(1, &tp->errors);
-			WRITE_ONCE(tp->last_err, AX_ERR_TRACE);
-		}
+		store_failed(tp, slot.err);
 		return false;
 	}
 	memcpy(dst, fb->buf, fb->len);
 	gtp_frame_commit(&slot);
 	atomic_long_add_return(fb->len, &tp->usage);
 	return true;
+}
+
+/*
+ * The condition held: run the actions, store one frame.  A frame whose
+ * size the actions fix (tp->frame_len) is built in place in the store,
+ * saving the copy out of scratch; should the store refuse it, the actions
+ * still run (into scratch) for their side effects and errors, as they do
+ * for any frame the store refuses.
+ */
+static bool tp_collect(struct gtp_tp *tp, struct ax_env *env, u8 *scratch,
+		       u32 cap)
+{
+	struct gtp_fbuild fb = { .buf = scratch, .cap = cap };
+	struct gtp_frame_slot slot __gtp_noinit;
+	u32 len = tp->frame_len;
+	bool stored = false;
+	long hits;
+	u32 i;
+
+	hits = atomic_long_add_return(1, &tp->hits);
+	if (len) {
+		u8 *dst = gtp_frame_reserve(&slot, len);
+
+		if (dst) {
+			fb.buf = dst;
+			fb.cap = len;
+		}
+	}
+	fb.len = GTP_FRAME_HDR;
+	for (i = 0; i < tp->nactions; i++)
+		run_action(tp, &tp->actions[i], env, &fb);
+	if (!len) {
+		stored = store_frame(tp, &fb);
+	} else if (fb.buf != scratch) {
+		put_frame_hdr(tp, fb.buf, len);
+		gtp_frame_commit(&slot);
+		atomic_long_add_return(len, &tp->usage);
+		stored = true;
+	} else {
+		store_failed(tp, slot.err);
+	}
+	if (tp->pass && hits >= tp->pass)
+		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
+	return stored;
 }
 
 /**
@@ -277,10 +399,6 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap)
 {
 	struct ax_env env = { .regs = regs, .tp = tp };
-	struct gtp_fbuild fb = { .buf = scratch, .cap = cap };
-	bool stored;
-	long hits;
-	u32 i;
 
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
 		return false;
@@ -294,12 +412,5 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		if (!res)
 			return false;
 	}
-	hits = atomic_long_add_return(1, &tp->hits);
-	fb.len = GTP_FRAME_HDR;
-	for (i = 0; i < tp->nactions; i++)
-		run_action(tp, &tp->actions[i], &env, &fb);
-	stored = store_frame(tp, &fb);
-	if (tp->pass && hits >= tp->pass)
-		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
-	return stored;
+	return tp_collect(tp, &env, scratch, cap);
 }

@@ -34,6 +34,12 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv);
  */
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
 
+/*
+ * The size every frame of @tp has, if the actions alone fix it (registers,
+ * expressions that record nothing); 0 if it is known only at the hit.
+ */
+u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
+
 /* pt_regs in gdb's amd64 'g' layout (GTP_G_SIZE bytes), rip = @pc. */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out);
 

@@ -23,6 +23,7 @@
 #include "host.h"
 #include "trace.h"
 #include "jit.h"
+#include "collect.h"
 
 struct gtp_tp *gtp_tps;
 
@@ -464,12 +465,14 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	}
 	gtp_reply(gc, "OK");
 	gtp_free(chunk);
+	tp->frame_len = gtp_tp_exact_frame_len(tp);
 	return;
 undo:
 	/* gdb was told the chunk failed: none of it may stay. */
 	while (tp->nactions > old_n)
 		prog_free(tp->actions[--tp->nactions].prog);
 	tp->regmask = old_mask;
+	tp->frame_len = gtp_tp_exact_frame_len(tp);
 }
 
 void gtp_pkt_qtdp(struct gtp_conn *gc, char *args)

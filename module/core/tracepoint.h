@@ -50,6 +50,7 @@ struct gtp_tp {
 	struct gtp_action *actions;
 	u32 nactions;
 	u64 regmask;		/* union of all R masks: g from a frame */
+	u32 frame_len;		/* every frame's exact size, 0 if unknown */
 
 	struct gtp_strlist chunks;	/* QTDP:- action chunks (A pieces) */
 	struct gtp_strlist srcs;	/* QTDPsrc bodies (Z pieces) */
