@@ -22,6 +22,7 @@
 #include <linux/smp.h>
 #include <linux/cpumask.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 
 #include "gtp_glue.h"
 #include "collect.h"
@@ -39,13 +40,27 @@ static struct kprobe **gtp_kp_ptrs;
 static unsigned int gtp_nkps;
 static u8 *gtp_scratch;		/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 
+/*
+ * The condition's environment: per CPU like the scratch area, not on the
+ * stack, where taking its address costs a stack-protector canary per hit.
+ */
+static DEFINE_PER_CPU(struct ax_env, gtp_kp_env);
+
 static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct gtp_kprobe *gk = container_of(kp, struct gtp_kprobe, kp);
-	u8 *scratch = gtp_scratch +
-		      (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
+	struct gtp_tp *tp = container_of(kp, struct gtp_kprobe, kp)->tp;
+	enum gtp_precheck pre;
+	u8 *scratch;
 
-	gtp_tp_hit(gk->tp, regs, scratch, GTP_SCRATCH_SIZE);
+	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_kp_env));
+	if (pre == GTP_PRE_FALSE)
+		return 0;
+	scratch = gtp_scratch +
+		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
+	if (pre == GTP_PRE_HELD)
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE);
+	else
+		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
 	return 0;
 }
 NOKPROBE_SYMBOL(gtp_kprobe_pre);

@@ -261,6 +261,18 @@ static bool prog_records_nothing(const struct ax_prog *prog)
 	return true;
 }
 
+bool gtp_cond_is_pure(const struct ax_prog *cond)
+{
+	u32 i;
+
+	for (i = 0; i < cond->ninsns; i++)
+		if (cond->insns[i].op == AX_SETV ||
+		    cond->insns[i].op == AX_PRINTF)
+			return false;
+	/* trace ops in a condition fail (no frame): an error, counted */
+	return prog_records_nothing(cond);
+}
+
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 {
 	u32 len = GTP_FRAME_HDR;
@@ -352,8 +364,9 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
  * still run (into scratch) for their side effects and errors, as they do
  * for any frame the store refuses.
  */
-static bool tp_collect(struct gtp_tp *tp, struct ax_env *env, u8 *scratch,
-		       u32 cap)
+static __always_inline bool tp_collect(struct gtp_tp *tp,
+					struct ax_env *env, u8 *scratch,
+					u32 cap)
 {
 	struct gtp_fbuild fb = { .buf = scratch, .cap = cap };
 	struct gtp_frame_slot slot __gtp_noinit;
@@ -399,18 +412,38 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap)
 {
 	struct ax_env env = { .regs = regs, .tp = tp };
+	const struct ax_prog *cond = tp->cond;
+	u64 res = 1;
+
+	/*
+	 * Most hits of a selective tracepoint fail its condition.  One
+	 * without side effects gives the same answer whenever it runs: decide
+	 * it first, before anything else is looked at.
+	 */
+	if (cond && tp->cond_pure) {
+		res = ax_run(cond, &env);
+		if (!res && !env.err)
+			return false;
+	}
+	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
+		return false;
+	if (cond && !tp->cond_pure)
+		res = ax_run(cond, &env);
+	if (env.err) {
+		note_error(tp, &env);
+		return false;
+	}
+	if (!res)
+		return false;
+	return tp_collect(tp, &env, scratch, cap);
+}
+
+bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+		     u32 cap)
+{
+	struct ax_env env = { .regs = regs, .tp = tp };
 
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
 		return false;
-	if (tp->cond) {
-		u64 res = ax_run(tp->cond, &env);
-
-		if (env.err) {
-			note_error(tp, &env);
-			return false;
-		}
-		if (!res)
-			return false;
-	}
 	return tp_collect(tp, &env, scratch, cap);
 }

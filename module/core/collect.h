@@ -24,6 +24,37 @@ struct gtp_fbuild {
 bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap);
 
+/*
+ * The probe fast path, before any per-CPU state is looked at: most hits
+ * of a selective tracepoint fail its condition, and a pure one (see
+ * tp->cond_pure) can be decided first.  GTP_PRE_FALSE: the hit does
+ * nothing at all; GTP_PRE_HELD (or no condition): call gtp_tp_hit_held();
+ * GTP_PRE_UNKNOWN (a condition with side effects, or one that failed to
+ * evaluate): call gtp_tp_hit().  @env: the caller's, private to this CPU
+ * and context; only the fields ax_run() needs are set.
+ */
+enum gtp_precheck { GTP_PRE_UNKNOWN, GTP_PRE_FALSE, GTP_PRE_HELD };
+
+static __always_inline enum gtp_precheck
+gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
+{
+	u64 res;
+
+	if (!tp->cond_pure)
+		return tp->cond ? GTP_PRE_UNKNOWN : GTP_PRE_HELD;
+	env->regs = regs;
+	env->frame = NULL;
+	env->tp = tp;
+	res = ax_run(tp->cond, env);
+	if (env->err)
+		return GTP_PRE_UNKNOWN;
+	return res ? GTP_PRE_HELD : GTP_PRE_FALSE;
+}
+
+/* gtp_tp_hit() for a hit whose condition gtp_tp_precheck() saw hold. */
+bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+		     u32 cap);
+
 /* Side effects of agent expressions in actions (the ax_hook_* bodies). */
 int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);
 int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv);
@@ -33,6 +64,9 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv);
  * (expressions record a size known only at the hit, so they count 0).
  */
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
+
+/* Can @cond run at any time, with no trace, TSV or output effect? */
+bool gtp_cond_is_pure(const struct ax_prog *cond);
 
 /*
  * The size every frame of @tp has, if the actions alone fix it (registers,

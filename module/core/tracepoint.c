@@ -245,6 +245,7 @@ static int parse_def_options(struct gtp_conn *gc, struct gtp_tp *tp,
 			p++;
 			if (parse_bytecode(gc, tp->num, &p, true, &tp->cond))
 				return -EINVAL;
+			tp->cond_pure = gtp_cond_is_pure(tp->cond);
 			tp->cond_hex = gtp_malloc(p - x + 1);
 			if (!tp->cond_hex) {
 				refuse(gc, "out of memory", tp->num);

@@ -45,6 +45,7 @@ struct gtp_tp {
 	u64 step;
 	u64 pass;		/* stop the trace after this many hits (0: never) */
 	struct ax_prog *cond;	/* NULL: always collect */
+	bool cond_pure;		/* cond has no side effect: may run first */
 	char *cond_hex;		/* "X<len>,<hex>" as sent, for upload */
 
 	struct gtp_action *actions;
