@@ -58,14 +58,19 @@ static inline void put_reg(u8 *out, int i, u64 v)
 	memcpy(out + 8 * i, &v, 8);
 }
 
+/* One 4-byte segment/flags slot after rip. */
+static inline void put_seg(u8 *out, int i, u32 v)
+{
+	memcpy(out + 136 + 4 * i, &v, 4);
+}
+
 /*
  * Straight-line on purpose: every 'collect $regs' hit converts a whole
  * block, and a loop through gtp_reg_value()'s switch cost ~10 times more.
+ * No local array either: one costs a stack canary and a copy per hit.
  */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out)
 {
-	u32 seg[7] = { regs->flags, regs->cs, regs->ss, 0, 0, 0, 0 };
-
 	put_reg(out, 0, regs->ax);
 	put_reg(out, 1, regs->bx);
 	put_reg(out, 2, regs->cx);
@@ -83,7 +88,13 @@ void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out)
 	put_reg(out, 14, regs->r14);
 	put_reg(out, 15, regs->r15);
 	put_reg(out, 16, pc);
-	memcpy(out + 136, seg, sizeof(seg));
+	put_seg(out, 0, regs->flags);	/* eflags, cs, ss; ds es fs gs 0 */
+	put_seg(out, 1, regs->cs);
+	put_seg(out, 2, regs->ss);
+	put_seg(out, 3, 0);
+	put_seg(out, 4, 0);
+	put_seg(out, 5, 0);
+	put_seg(out, 6, 0);
 }
 
 static u8 *fb_room(struct gtp_fbuild *fb, u32 n)
