@@ -533,20 +533,30 @@ static bool src_is_address_expr(const char *p)
 	return p && !strncmp(p + 1, "2a", 2);
 }
 
+/*
+ * "<n>:<addr>" naming a defined location, as QTDPsrc, QTEnable/QTDisable
+ * and qTP start.  Returns the location and leaves *@pp after the address,
+ * or NULL (malformed, or no such location).
+ */
+static struct gtp_tp *parse_tp_ref(const char **pp)
+{
+	const char *p = *pp;
+	u64 num, addr;
+
+	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
+	    !(p = rsp_parse_hex(p, &addr)))
+		return NULL;
+	*pp = p;
+	return gtp_tp_find(num, addr);
+}
+
 /* QTDPsrc:<n>:<addr>:<type>:<start>:<slen>:<hex> - kept for Z pieces. */
 static void pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 {
 	const char *p = args;
-	u64 num, addr;
-	struct gtp_tp *tp;
+	struct gtp_tp *tp = parse_tp_ref(&p);
 
-	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
-	    !(p = rsp_parse_hex(p, &addr)) || *p++ != ':') {
-		gtp_reply_error(gc, 1);
-		return;
-	}
-	tp = gtp_tp_find(num, addr);
-	if (!tp) {
+	if (!tp || *p++ != ':') {
 		gtp_reply_error(gc, 1);
 		return;
 	}
@@ -570,16 +580,9 @@ static void pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 static void set_enabled(struct gtp_conn *gc, char *args, bool enabled)
 {
 	const char *p = args;
-	u64 num, addr;
-	struct gtp_tp *tp;
+	struct gtp_tp *tp = parse_tp_ref(&p);
 
-	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
-	    !(p = rsp_parse_hex(p, &addr)) || *p) {
-		gtp_reply_error(gc, 1);
-		return;
-	}
-	tp = gtp_tp_find(num, addr);
-	if (!tp) {
+	if (!tp || *p) {
 		gtp_reply_error(gc, 1);
 		return;
 	}
@@ -603,16 +606,9 @@ static void pkt_qtdisable(struct gtp_conn *gc, char *args)
 static void pkt_qtp(struct gtp_conn *gc, char *args)
 {
 	const char *p = args;
-	u64 num, addr;
-	struct gtp_tp *tp;
+	struct gtp_tp *tp = parse_tp_ref(&p);
 
-	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
-	    !(p = rsp_parse_hex(p, &addr)) || *p) {
-		gtp_reply_error(gc, 1);
-		return;
-	}
-	tp = gtp_tp_find(num, addr);
-	if (!tp) {
+	if (!tp || *p) {
 		gtp_reply_error(gc, 1);
 		return;
 	}
