@@ -80,6 +80,7 @@ struct jit_ctx {
 	struct jit_stub *stubs;
 	u32 nstubs, max_stubs;
 	void *ret_thunk;	/* jmp here instead of ret, or NULL */
+	bool endbr;		/* IBT: the entry is an indirect-call target */
 	u32 unit_prev;		/* previous-pass offset of the current unit */
 	u8 temp[JIT_MAX_INSN * 2];
 	int err;
@@ -219,6 +220,13 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 	u8 *prog = *pprog;
 	int tmp = ctx->framed ? X86_RAX : ctx->regs;
 
+	if (ctx->endbr) {
+		/* endbr64: probes call the image through a pointer */
+		*prog++ = 0xf3;
+		*prog++ = 0x0f;
+		*prog++ = 0x1e;
+		*prog++ = 0xfa;
+	}
 	if (ctx->uses_regs) {
 		/* mov tmp, [rdi + regs]; test tmp, tmp; jz interp */
 		emit_load(&prog, 8, false, tmp, X86_RDI, ENV_OFF(regs));
@@ -906,6 +914,14 @@ static int do_pass(struct jit_ctx *ctx)
 	return pos;
 }
 
+static bool same_layout(const struct jit_ctx *ctx)
+{
+	return !memcmp(ctx->addrs, ctx->prev_addrs,
+		       sizeof(u32) * ctx->ir->n) &&
+	       !memcmp(ctx->stub_addrs, ctx->prev_stub_addrs,
+		       sizeof(u32) * ctx->nstubs);
+}
+
 static bool uses_regs(const struct jit_ir *ir)
 {
 	u32 i;
@@ -937,10 +953,12 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
 }
 
 /**
- * jit_codegen - emit @ir into freshly allocated executable memory
+ * jit_codegen - emit @ir for freshly allocated executable memory
  * @ir:  optimized IR
- * @out: on success: image (RW, not yet sealed), its allocated size in
- *       @out->alloc and the code size in @out->size
+ * @out: on success: the bytes in @out->code (gtp_vzalloc'ed, the caller
+ *       installs them with gtp_exec_install() and frees them), laid out
+ *       to run at @out->image (allocated, not yet written), its allocated
+ *       size in @out->alloc and the code size in @out->size
  * @log, @logsz: reason on failure
  *
  * Returns 0, -EINVAL (an op the JIT cannot compile), -ENOMEM, or
@@ -964,6 +982,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 		goto out_free;
 	ctx->max_stubs = max_stubs;
 	ctx->ret_thunk = gtp_exec_return_thunk();
+	ctx->endbr = gtp_exec_want_endbr();
 	setup_frame(ctx, ir);
 
 	/* pass 0: everything long, nothing written: an upper bound */
@@ -1010,7 +1029,12 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 				  err, pass);
 			goto out_free_image;
 		}
-		if (size == prev_size)
+		/*
+		 * Done when no insn moved, not merely when the total agrees:
+		 * one branch growing while another shrinks keeps the size and
+		 * shifts every target between them (CVE-2021-29154's class).
+		 */
+		if (size == prev_size && same_layout(ctx))
 			break;
 	}
 	if (pass > JIT_MAX_PASSES) {
@@ -1018,10 +1042,8 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 		scnprintf(log, logsz, "jit: layout did not converge");
 		goto out_free_image;
 	}
-	memcpy(out->image, out->code, size);
+	/* out->code is installed into out->image by the caller */
 	out->size = size;
-	gtp_vfree(out->code);
-	out->code = out->image;
 	gtp_vfree(ctx->stubs);
 	gtp_vfree(arrays);
 	gtp_free(ctx);

@@ -4,8 +4,9 @@
  *
  *   jit_decode()    IR, one insn per bytecode insn     (jit/ir.c)
  *   jit_optimize()  local rewriting passes              (jit/opt.c)
- *   jit_codegen()   converging emission into RW memory  (jit/codegen.c)
- *   gtp_exec_seal() RW -> RO + X, only then is prog->jit set
+ *   jit_codegen()   converging emission into a staging buffer (jit/codegen.c)
+ *   gtp_exec_install() bytes -> read-only executable image; only then is
+ *                   prog->jit set
  *
  * Any failure leaves prog->jit NULL and returns -errno with a reason: the
  * caller interprets instead.  Nothing here runs in probe context.
@@ -34,7 +35,7 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	prog->jit_size = 0;
 
 	if (!gtp_jit_enabled()) {
-		scnprintf(log, logsz, "jit: disabled");
+		scnprintf(log, logsz, "%s", gtp_jit_off_reason());
 		return -EOPNOTSUPP;
 	}
 	err = jit_decode(prog, &ir);
@@ -49,9 +50,11 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	if (err)
 		return err;
 
-	err = gtp_exec_seal(img.image, img.alloc);
+	err = gtp_exec_install(img.image, img.code, img.size, img.alloc);
+	gtp_vfree(img.code);
 	if (err) {
-		scnprintf(log, logsz, "jit: cannot seal image (error %d)", err);
+		scnprintf(log, logsz, "jit: cannot install image (error %d)",
+			  err);
 		gtp_exec_free(img.image, img.alloc);
 		return err;
 	}

@@ -10,8 +10,8 @@
  *
  * Executable memory comes from the three gtp_exec_* hooks, implemented by
  * the module (module/exec_mem.c) and by userspace (tests/unit/user_exec.c):
- * memory is writable while we emit and is sealed read-only + executable
- * before anything runs it.  Never W+X.
+ * code is emitted into an ordinary buffer and installed into memory that
+ * is read-only + executable before anything runs it.  Never W+X.
  */
 #ifndef GTP_JIT_H
 #define GTP_JIT_H
@@ -21,9 +21,19 @@
 int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz);
 void ax_jit_free(struct ax_prog *prog);
 
-void *gtp_exec_alloc(size_t size);		/* RW, not executable */
-int gtp_exec_seal(void *image, size_t size);	/* -> RO + X */
+/*
+ * gtp_exec_alloc() reserves @size bytes where the image will run (near
+ * kernel and module text; not necessarily writable: newer kernels hand
+ * out read-only executable memory).  gtp_exec_install() writes @len bytes
+ * of @code there, fills the rest of the allocation with int3 and leaves it
+ * read-only + executable; the image runs only after it returned 0.
+ */
+void *gtp_exec_alloc(size_t size);
+int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc);
 void gtp_exec_free(void *image, size_t size);
+
+/* Start every image with endbr64 (the kernel enforces IBT). */
+bool gtp_exec_want_endbr(void);
 
 /*
  * gtp_jit_enabled(): false with the module's 'jit=0' parameter or without
@@ -34,6 +44,9 @@ void gtp_exec_free(void *image, size_t size);
  * from module exit after every image is freed.
  */
 bool gtp_jit_enabled(void);
+
+/* Why gtp_jit_enabled() is false, one line for gdb's console. */
+const char *gtp_jit_off_reason(void);
 
 /*
  * Where JIT code returns through instead of 'ret': the kernel's return

@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * exec_mem.c - executable memory for the agent-expression JIT, and the
- * 'jit' module parameter.
+ * 'jit' module parameters.
  *
- * The kernel's BPF JIT allocates with module_alloc() (within +-2GB of
- * kernel and module text, so JIT code can call our hooks with a rel32
- * call), writes the image while it is still RW+NX, then makes it RO and
- * only then X: never writable and executable at once.  On x86 module_alloc()
- * sets VM_FLUSH_RESET_PERMS, so vfree() restores the permissions and
- * flushes the TLB itself.
+ * JIT code must live within +-2GB of kernel and module text (it calls our
+ * hooks with rel32 calls), so it comes from the allocator the kernel uses
+ * for module text and BPF programs.  That allocator changed twice; the
+ * best one the running kernel has is chosen once, at module init:
  *
- * module_alloc(), set_memory_ro() and set_memory_x() are not exported to
- * modules on 6.1.  gtp_exec_init() resolves them once through
- * kallsyms_lookup_name(), whose own address comes from a kprobe that is
- * registered only to read kp.addr and is unregistered at once.  If that
- * fails the JIT is off and every tracepoint is interpreted.  Resolution
- * happens in gtp_exec_init() (module init) or, if nobody called that, on
- * the first gtp_jit_enabled() (tracepoint creation, process context).
+ *   module_alloc      (up to 6.9)  RW+NX pages; we write the image, then
+ *                                  set_memory_ro() and only then
+ *                                  set_memory_x(), as the BPF JIT did.
+ *   execmem           (6.10 on)    execmem_alloc(EXECMEM_BPF): the same RW
+ *                                  pages under a new name, sealed the same.
+ *   execmem-rox       (6.13 on, when the kernel keeps a ROX cache for
+ *                                  module text) pages that are read-only +
+ *                                  executable from the start; the image is
+ *                                  written through text_poke_copy() and
+ *                                  text_poke_set(), like bpf_prog_pack.
+ *
+ * Never writable and executable at once, in every mode.  The tail of the
+ * allocation after the code is filled with int3, so a stray jump into it
+ * traps.  None of these functions is exported to modules: gtp_ksym()
+ * resolves them.  If none resolves, the JIT is off, the module still works
+ * (interpreting), and gdb's console says so at tstart (trace.c).
+ *
+ * The read-only parameters jit_mem (the mode, or why there is none) and
+ * jit_images (live images) let a test or an operator see what happens.
  *
  * Lifetime: an image is freed (ax_jit_free()) only after the probes that
  * run it are unregistered and their handlers have finished.
@@ -26,79 +36,115 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/kprobes.h>
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/atomic.h>
 #include <asm/cpufeature.h>
 #include <asm/nospec-branch.h>
+
+#include "kcompat.h"
+#include "ksym.h"
 #include "jit.h"
 
 static bool jit = true;
 module_param(jit, bool, 0644);
 MODULE_PARM_DESC(jit, "compile agent expressions to x86-64 (0: always interpret)");
 
-static DEFINE_MUTEX(gtp_exec_lock);
-static bool gtp_exec_tried;		/* under gtp_exec_lock */
-static void *(*gtp_module_alloc)(unsigned long size);
-static int (*gtp_set_memory_ro)(unsigned long addr, int numpages);
-static int (*gtp_set_memory_x)(unsigned long addr, int numpages);
+static char *jit_mem = "unresolved";
+module_param(jit_mem, charp, 0444);
+MODULE_PARM_DESC(jit_mem, "executable memory the JIT uses: module_alloc, execmem, execmem-rox, or none (why)");
 
+static atomic_t gtp_jit_images = ATOMIC_INIT(0);
 
-static unsigned long lookup_kallsyms_lookup_name(void)
+static int jit_images_get(char *buf, const struct kernel_param *kp)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	unsigned long addr;
-	int ret;
-
-	ret = register_kprobe(&kp);
-	if (ret < 0) {
-		pr_warn("jit: cannot find kallsyms_lookup_name (error %d)\n",
-			ret);
-		return 0;
-	}
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	return addr;
+	return sysfs_emit(buf, "%d\n", atomic_read(&gtp_jit_images));
 }
 
-static void gtp_exec_resolve(void)
+static const struct kernel_param_ops jit_images_ops = {
+	.get = jit_images_get,
+};
+module_param_cb(jit_images, &jit_images_ops, NULL, 0444);
+MODULE_PARM_DESC(jit_images, "JIT images alive now");
+
+enum gtp_exec_mode { EXEC_NONE, EXEC_MODULE_ALLOC, EXEC_EXECMEM, EXEC_ROX };
+
+static DEFINE_MUTEX(gtp_exec_lock);
+static bool gtp_exec_tried;		/* under gtp_exec_lock */
+static enum gtp_exec_mode gtp_exec_mode;	/* published by release */
+
+/* Resolved once; which ones depends on gtp_exec_mode. */
+static struct {
+	void *(*module_alloc)(unsigned long size);
+	void *(*execmem_alloc)(int type, size_t size);
+	void (*execmem_free)(void *ptr);
+	bool (*execmem_is_rox)(int type);
+	void *(*text_poke_copy)(void *addr, const void *src, size_t len);
+	void *(*text_poke_set)(void *addr, int c, size_t len);
+	int (*set_memory_ro)(unsigned long addr, int numpages);
+	int (*set_memory_x)(unsigned long addr, int numpages);
+} ex;
+
+static void resolve(void)
 {
-	unsigned long (*lookup)(const char *name);
-	void *ma, *ro, *x;
+	ex.module_alloc = (void *)gtp_ksym("module_alloc");
+	ex.execmem_alloc = (void *)gtp_ksym("execmem_alloc");
+	ex.execmem_free = (void *)gtp_ksym("execmem_free");
+	ex.execmem_is_rox = (void *)gtp_ksym("execmem_is_rox");
+	ex.text_poke_copy = (void *)gtp_ksym("text_poke_copy");
+	ex.text_poke_set = (void *)gtp_ksym("text_poke_set");
+	ex.set_memory_ro = (void *)gtp_ksym("set_memory_ro");
+	ex.set_memory_x = (void *)gtp_ksym("set_memory_x");
+}
 
-	lookup = (void *)lookup_kallsyms_lookup_name();
-	if (!lookup)
-		goto out_disabled;
-	ma = (void *)lookup("module_alloc");
-	ro = (void *)lookup("set_memory_ro");
-	x = (void *)lookup("set_memory_x");
-	if (!ma || !ro || !x) {
-		pr_warn("jit: module_alloc/set_memory_ro/set_memory_x not found\n");
-		goto out_disabled;
+static enum gtp_exec_mode choose(void)
+{
+	bool sealable = ex.set_memory_ro && ex.set_memory_x;
+
+	if (ex.execmem_alloc && ex.execmem_free) {
+		if (ex.execmem_is_rox && ex.text_poke_copy && ex.text_poke_set &&
+		    ex.execmem_is_rox(GTP_EXECMEM_TEXT))
+			return EXEC_ROX;
+		/* EXECMEM_BPF is RW wherever there is no ROX cache for it */
+		if (sealable && !(ex.execmem_is_rox &&
+				  ex.execmem_is_rox(GTP_EXECMEM_BPF)))
+			return EXEC_EXECMEM;
+		jit_mem = "none (execmem without a usable RW or ROX mode)";
+		return EXEC_NONE;
 	}
-	gtp_set_memory_ro = ro;
-	gtp_set_memory_x = x;
-	/* published last: gtp_jit_enabled() tests this one */
-	smp_store_release(&gtp_module_alloc, ma);
-	return;
-
-out_disabled:
-	pr_warn("jit: disabled, agent expressions will be interpreted\n");
+	if (ex.module_alloc && sealable)
+		return EXEC_MODULE_ALLOC;
+	jit_mem = "none (no module_alloc, execmem_alloc or set_memory_ro/x)";
+	return EXEC_NONE;
 }
 
 /**
- * gtp_exec_init - resolve the allocator (once); call from module init
+ * gtp_exec_init - choose the executable memory (once); call from module init
  *
- * May sleep.  Always returns 0: without executable memory the JIT is
+ * May sleep.  Return: 0 always: without executable memory the JIT is
  * simply disabled (and says so), the module still works.
  */
 int gtp_exec_init(void)
 {
+	static const char * const names[] = {
+		[EXEC_MODULE_ALLOC] = "module_alloc",
+		[EXEC_EXECMEM] = "execmem",
+		[EXEC_ROX] = "execmem-rox",
+	};
+	enum gtp_exec_mode mode;
+
 	mutex_lock(&gtp_exec_lock);
 	if (!gtp_exec_tried) {
 		gtp_exec_tried = true;
-		gtp_exec_resolve();
+		resolve();
+		mode = choose();
+		if (mode != EXEC_NONE)
+			jit_mem = (char *)names[mode];
+		else
+			pr_warn("jit: %s: agent expressions will be interpreted\n",
+				jit_mem);
+		smp_store_release(&gtp_exec_mode, mode);
 	}
 	mutex_unlock(&gtp_exec_lock);
 	return 0;
@@ -107,18 +153,45 @@ int gtp_exec_init(void)
 /**
  * gtp_jit_enabled - should a new tracepoint be JIT-compiled?
  *
- * False with jit=0 or when executable memory is unavailable.  Asked by
- * ax_jit_compile() when a tracepoint is created (process context; the
- * first call may resolve the allocator and sleep): changing the parameter
- * affects tracepoints created afterwards.
+ * Asked by ax_jit_compile() when a tracepoint is created (process context;
+ * the first call may resolve the allocator and sleep): changing the
+ * parameter affects tracepoints created afterwards.
+ *
+ * Return: false with jit=0 or when there is no executable memory.
  */
 bool gtp_jit_enabled(void)
 {
 	if (!READ_ONCE(jit))
 		return false;
-	if (!smp_load_acquire(&gtp_module_alloc))
+	if (!READ_ONCE(gtp_exec_tried))
 		gtp_exec_init();
-	return READ_ONCE(gtp_module_alloc) != NULL;
+	return smp_load_acquire(&gtp_exec_mode) != EXEC_NONE;
+}
+
+/**
+ * gtp_jit_off_reason - why gtp_jit_enabled() is false
+ *
+ * Return: one line for gdb's console.
+ */
+const char *gtp_jit_off_reason(void)
+{
+	if (!READ_ONCE(jit))
+		return "the module parameter jit is 0";
+	if (smp_load_acquire(&gtp_exec_mode) == EXEC_NONE)
+		return "this kernel offers no executable memory to gtp";
+	return "the JIT is on";
+}
+
+/**
+ * gtp_exec_want_endbr - does JIT code start with endbr64?
+ *
+ * Return: true on kernels built with IBT: probes call images through a
+ * function pointer, and an enforcing CPU traps an indirect call that
+ * lands anywhere but on endbr64.
+ */
+bool gtp_exec_want_endbr(void)
+{
+	return GTP_KERNEL_IBT;
 }
 
 /**
@@ -127,6 +200,8 @@ bool gtp_jit_enabled(void)
  * With X86_FEATURE_RETHUNK every kernel return goes through
  * __x86_return_thunk (retbleed/SRSO mitigations); JIT code must too, or
  * it would be the unmitigated return the mitigation exists to remove.
+ *
+ * Return: the thunk, or NULL for a plain 'ret'.
  */
 void *gtp_exec_return_thunk(void)
 {
@@ -138,57 +213,106 @@ void *gtp_exec_return_thunk(void)
 /* Images are freed by their tracepoints before this runs. */
 void gtp_exec_exit(void)
 {
-	WRITE_ONCE(gtp_module_alloc, NULL);
+	WARN_ON(atomic_read(&gtp_jit_images));
 }
 
 /**
- * gtp_exec_alloc - RW, non-executable memory for a JIT image
+ * gtp_exec_alloc - room for a JIT image, near kernel text
  * @size: bytes
  *
- * Returns NULL when the JIT is unavailable or memory is short.
+ * Return: the image's address (not necessarily writable: write it with
+ * gtp_exec_install()), or NULL when the JIT is unavailable or memory is
+ * short.
  */
 void *gtp_exec_alloc(size_t size)
 {
-	void *(*alloc)(unsigned long size) = READ_ONCE(gtp_module_alloc);
+	void *p = NULL;
 
-	if (!alloc || !size)
+	if (!size)
 		return NULL;
-	return alloc(PAGE_ALIGN(size));
+	size = PAGE_ALIGN(size);
+	switch (smp_load_acquire(&gtp_exec_mode)) {
+	case EXEC_MODULE_ALLOC:
+		p = ex.module_alloc(size);
+		break;
+	case EXEC_EXECMEM:
+		p = ex.execmem_alloc(GTP_EXECMEM_BPF, size);
+		break;
+	case EXEC_ROX:
+		p = ex.execmem_alloc(GTP_EXECMEM_TEXT, size);
+		break;
+	case EXEC_NONE:
+		break;
+	}
+	if (p)
+		atomic_inc(&gtp_jit_images);
+	return p;
 }
 
-/**
- * gtp_exec_seal - make a written image read-only, then executable
- * @image: from gtp_exec_alloc()
- * @size:  the size passed to gtp_exec_alloc()
- *
- * Returns 0 or -errno; on error the image must not be run (free it).
- */
-int gtp_exec_seal(void *image, size_t size)
+static int seal(void *image, size_t size)
 {
 	unsigned long addr = (unsigned long)image;
-	int pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	int pages = size >> PAGE_SHIFT;
 	int ret;
 
-	if (!gtp_set_memory_ro || !gtp_set_memory_x)
-		return -EOPNOTSUPP;
-	ret = gtp_set_memory_ro(addr, pages);
-	if (ret) {
-		pr_err("jit: set_memory_ro failed (error %d)\n", ret);
-		return ret;
-	}
-	ret = gtp_set_memory_x(addr, pages);
+	ret = ex.set_memory_ro(addr, pages);
+	if (!ret)
+		ret = ex.set_memory_x(addr, pages);
 	if (ret)
-		pr_err("jit: set_memory_x failed (error %d)\n", ret);
+		pr_err("jit: cannot seal an image (error %d)\n", ret);
 	return ret;
 }
 
 /**
- * gtp_exec_free - release an image; nothing may be executing it
+ * gtp_exec_install - write a JIT image and make it executable
+ * @image: from gtp_exec_alloc(@alloc)
+ * @code:  the bytes, laid out to run at @image
+ * @len:   how many
+ * @alloc: the size given to gtp_exec_alloc()
  *
- * vfree() resets the permissions (VM_FLUSH_RESET_PERMS) before the pages
- * are reused.
+ * Return: 0, after which @image is read-only + executable and the rest of
+ * the allocation is int3; or -errno, and @image must not run (free it).
+ */
+int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
+{
+	size_t size = PAGE_ALIGN(alloc);
+
+	if (len > size)
+		return -EINVAL;
+	switch (smp_load_acquire(&gtp_exec_mode)) {
+	case EXEC_MODULE_ALLOC:
+	case EXEC_EXECMEM:
+		/* RW + NX until seal(): never writable and executable */
+		memcpy(image, code, len);
+		memset(image + len, 0xcc, size - len);
+		return seal(image, size);
+	case EXEC_ROX:
+		/* already RO + X: written through a temporary RW alias */
+		ex.text_poke_copy(image, code, len);
+		if (size > len)
+			ex.text_poke_set(image + len, 0xcc, size - len);
+		return 0;
+	case EXEC_NONE:
+		break;
+	}
+	return -EOPNOTSUPP;
+}
+
+/**
+ * gtp_exec_free - release an image; nothing may be executing it
+ * @image: from gtp_exec_alloc()
+ * @size:  unused (the allocator knows)
+ *
+ * vfree() (module_alloc) and execmem_free() reset the permissions, or
+ * return the pages to the ROX cache filled with traps, before reuse.
  */
 void gtp_exec_free(void *image, size_t size)
 {
-	vfree(image);
+	if (!image)
+		return;
+	if (READ_ONCE(gtp_exec_mode) == EXEC_MODULE_ALLOC)
+		vfree(image);
+	else
+		ex.execmem_free(image);
+	atomic_dec(&gtp_jit_images);
 }

@@ -29,6 +29,7 @@
 #include "trace.h"
 #include "gtp_glue.h"
 #include "jit.h"
+#include "kcompat.h"
 
 #define GTP_IO_CHUNK	4096
 
@@ -228,7 +229,7 @@ static const struct proc_ops gtp_proc_ops = {
 #ifdef CONFIG_COMPAT
 	.proc_compat_ioctl	= gtp_ioctl,
 #endif
-	.proc_lseek		= no_llseek,
+	.proc_lseek		= GTP_PROC_NO_LSEEK,
 };
 
 int __weak gtp_kprobe_init(void) { return 0; }

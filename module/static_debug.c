@@ -26,6 +26,7 @@
 #include "jit.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
+#include "kcompat.h"
 
 /* a record with GTP_SDATA_MAX_ARGS words, as u64s */
 #define DBG_SDATA_WORDS	(2 + GTP_SDATA_MAX_ARGS)

@@ -29,6 +29,7 @@
 
 #include "static_tp.h"
 #include "gtp_glue.h"
+#include "kcompat.h"
 
 struct gtp_static_att {
 	struct list_head list;		/* all_atts, under gtp_static_mutex */
@@ -43,14 +44,20 @@ static LIST_HEAD(all_atts);
 
 /* static_tp_entry.S */
 void gtp_static_entry(void);
+void gtp_static_hit(struct gtp_static_regs *sr);
 
 /*
  * The trampoline's C half: complete the register block and call the hit.
- * Runs with preemption disabled inside the tracepoint; must not sleep.
+ * Runs inside the tracepoint; must not sleep.  Most tracepoints call their
+ * probes with preemption off, but syscall tracepoints on newer kernels
+ * (kcompat.h) call them preemptible: the hit uses per-CPU scratch and the
+ * CPU's ring from reserve to commit, so it pins the CPU itself.
  */
 void notrace gtp_static_hit(struct gtp_static_regs *sr)
 {
 	const struct gtp_static_att *att = (void *)sr->regs.di;
+
+	gtp_probe_pin_cpu();
 
 	/* The frame is "at" the marker, as if __traceiter_EVENT ran. */
 	sr->regs.ip = att->addr;
@@ -62,6 +69,7 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 		gtp_static_tp_hit(att->ctx, &sr->regs);
 	else
 		att->hit(att->ctx, &sr->regs);
+	gtp_probe_unpin_cpu();
 }
 
 static void check_layout(void)

@@ -18,10 +18,7 @@
  *    (read-only data, kept after boot), but the _ftrace_events section is
  *    init data, freed after boot: its events are reached through the
  *    ftrace_events list, walked once at init under event_mutex.  None of
- *    these symbols is exported, so we look them up with
- *    kallsyms_lookup_name(), itself not exported since 5.7 and resolved
- *    once through a kprobe's symbol lookup (as module/exec_mem.c does; it
- *    keeps its resolver private).
+ *    these symbols is exported, so gtp_ksym() (ksym.c) looks them up.
  *  If a lookup fails the markers are still listed, with id "?:EVENT".
  *
  * The marker address is tp->iterator, __traceiter_EVENT(): it identifies
@@ -39,7 +36,6 @@
 #define pr_fmt(fmt) "gtp: static: " fmt
 
 #include <linux/module.h>
-#include <linux/kprobes.h>
 #include <linux/hashtable.h>
 #include <linux/notifier.h>
 #include <linux/trace_events.h>
@@ -51,6 +47,7 @@
 #include "trace.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
+#include "ksym.h"
 
 DEFINE_MUTEX(gtp_static_mutex);
 static LIST_HEAD(markers);
@@ -64,26 +61,10 @@ struct marker_node {
 /* vmlinux's __bpf_raw_tp section, from kallsyms (NULL if unavailable). */
 static struct bpf_raw_event_map *raw_start, *raw_stop;
 
-/* kallsyms_lookup_name() is not exported: a kprobe resolves its address. */
-static unsigned long lookup_symbol(const char *name)
-{
-	static unsigned long (*kln)(const char *name);
-
-	if (!kln) {
-		struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-
-		if (register_kprobe(&kp))
-			return 0;
-		kln = (void *)kp.addr;
-		unregister_kprobe(&kp);
-	}
-	return kln ? kln(name) : 0;
-}
-
 static void find_vmlinux_raw_tps(void)
 {
-	raw_start = (void *)lookup_symbol("__start__bpf_raw_tp");
-	raw_stop = (void *)lookup_symbol("__stop__bpf_raw_tp");
+	raw_start = (void *)gtp_ksym("__start__bpf_raw_tp");
+	raw_stop = (void *)gtp_ksym("__stop__bpf_raw_tp");
 	if (!raw_start || raw_stop < raw_start) {
 		pr_warn("no __bpf_raw_tp table: argument counts unknown\n");
 		raw_start = raw_stop = NULL;
@@ -302,8 +283,8 @@ static void add_vmlinux_tp(struct tracepoint *tp, void *priv)
  */
 static void describe_vmlinux_events(void)
 {
-	struct list_head *events = (void *)lookup_symbol("ftrace_events");
-	struct mutex *ev_mutex = (void *)lookup_symbol("event_mutex");
+	struct list_head *events = (void *)gtp_ksym("ftrace_events");
+	struct mutex *ev_mutex = (void *)gtp_ksym("event_mutex");
 	struct trace_event_call *call;
 	struct gtp_marker *m;
 

@@ -24,6 +24,7 @@
  * struct pt_regs by BUILD_BUG_ON in static_probe.c.
  */
 #include <linux/linkage.h>
+#include <asm/ibt.h>
 
 #define FRAME		184
 #define PT_R15		0
@@ -47,6 +48,7 @@
 
 	.text
 SYM_FUNC_START(gtp_static_entry)
+	ENDBR					/* called through a pointer */
 	subq	$FRAME, %rsp
 	movq	%rdi, PT_RDI(%rsp)
 	movq	%rsp, %rdi			/* &sr, also the C argument */

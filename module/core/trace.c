@@ -192,6 +192,17 @@ static int check_frame_sizes(struct gtp_conn *gc, u64 size)
 	return 0;
 }
 
+/* Never silently slower: say which expressions the JIT did not take. */
+static void report_interpreted(struct gtp_conn *gc)
+{
+	const char *why;
+	u32 n = gtp_tps_interpreted(&why);
+
+	if (n)
+		gtp_console(gc, "gtp: %u agent expression(s) interpreted, not JIT-compiled: %s\n",
+			    n, why);
+}
+
 static void pkt_qtstart(struct gtp_conn *gc, char *args)
 {
 	u64 size = run.buf_size ? run.buf_size : GTP_DEFAULT_BUF_SIZE;
@@ -226,6 +237,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_static_on_start();
 	gtp_frames_start();
 	atomic_long_set(&run.running, 1);
+	report_interpreted(gc);
 	gtp_reply(gc, "OK");
 }
 

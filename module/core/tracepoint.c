@@ -103,6 +103,14 @@ static void tp_free(struct gtp_tp *tp)
 	gtp_free(tp);
 }
 
+/*
+ * Expressions of the current definitions that run interpreted because the
+ * JIT could not take them, and the last reason: QTStart says so on gdb's
+ * console, so a kernel without executable memory is never silently slower.
+ */
+static u32 interp_count;
+static char interp_why[96];
+
 /* Forget every definition (QTinit).  Nothing may be attached. */
 void gtp_tps_free(void)
 {
@@ -112,6 +120,20 @@ void gtp_tps_free(void)
 		gtp_tps = tp->next;
 		tp_free(tp);
 	}
+	interp_count = 0;
+	interp_why[0] = '\0';
+}
+
+/**
+ * gtp_tps_interpreted - how many expressions run without the JIT
+ * @why: set to the last reason (valid until the next QTinit)
+ *
+ * Return: the count since the last QTinit (0: everything is compiled).
+ */
+u32 gtp_tps_interpreted(const char **why)
+{
+	*why = interp_why;
+	return interp_count;
 }
 
 /* A new run starts: hit counts and usage start from zero. */
@@ -174,6 +196,10 @@ static int parse_bytecode(struct gtp_conn *gc, u32 num, const char **pp,
 	}
 	log[0] = '\0';
 	ret = ax_jit_compile(*out, log, sizeof(log));
+	if (ret) {
+		interp_count++;
+		scnprintf(interp_why, sizeof(interp_why), "%s", log);
+	}
 	if (ret && ret != -EOPNOTSUPP)
 		gtp_console(gc, "gtp: tracepoint %u: JIT failed (%s), interpreting\n",
 			    num, log);

@@ -78,6 +78,7 @@ extern struct gtp_tp *gtp_tps;
 struct gtp_tp *gtp_tp_find(u32 num, u64 addr);
 struct gtp_tp *gtp_tp_find_num(u32 num);
 void gtp_tps_free(void);
+u32 gtp_tps_interpreted(const char **why);
 void gtp_tps_reset_counts(void);
 void gtp_tracepoint_init(void);
 

@@ -19,6 +19,7 @@
 #include "user_disasm.h"
 
 extern void *user_exec_return_thunk;
+extern bool user_exec_endbr;
 /* a stand-in for the kernel's __x86_return_thunk */
 __asm__(".text\n.globl test_ret_thunk\ntest_ret_thunk:\n\tret\n");
 void test_ret_thunk(void);
@@ -636,11 +637,53 @@ static void test_return_thunk(void **state)
 	user_exec_return_thunk = NULL;
 }
 
+/*
+ * IBT kernels: every image starts with endbr64 (probes call it through a
+ * pointer), the code after it still computes the same, and everything
+ * after the code up to the end of the page is int3.
+ */
+static void test_endbr_entry_and_int3_tail(void **state)
+{
+	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const char *hex = "26 0000 26 0001 05 27";
+	struct ax_prog *prog;
+	char log[128];
+	const u8 *img;
+	size_t i, page = 4096, end;
+
+	user_exec_endbr = true;
+	prog = ax_test_prog(hex, false);
+	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
+	img = prog->jit_image;
+	assert_memory_equal(img, endbr64, sizeof(endbr64));
+	end = ((unsigned long)img + prog->jit_size + page - 1) & ~(page - 1);
+	for (i = prog->jit_size; (unsigned long)img + i < end; i++)
+		assert_int_equal(img[i], 0xcc);
+	ax_jit_free(prog);
+	ax_prog_free(prog);
+
+	regs.ax = 100;
+	regs.bx = 7;
+	assert_val(run(hex), 14);
+	regs.bx = 0;
+	assert_fail(run(hex), AX_ERR_DIV0, 6);
+	assert_val(run("25 0000000000001004 19 16 20 27"), 0xffffffff88776655ULL);
+	user_exec_endbr = false;
+
+	/* and without IBT the entry is the program's first insn */
+	prog = ax_test_prog(hex, false);
+	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
+	assert_memory_not_equal(prog->jit_image, endbr64, sizeof(endbr64));
+	ax_jit_free(prog);
+	ax_prog_free(prog);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup(f, setup)
 		T(test_binops),
+		T(test_endbr_entry_and_int3_tail),
 		T(test_binop_pt_regs_operand),
 		T(test_ext_zero_ext),
 		T(test_not_ops),

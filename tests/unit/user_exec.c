@@ -3,11 +3,13 @@
  * user_exec.c - userspace executable memory for the JIT (tests, tools).
  *
  * The same W^X discipline as module/exec_mem.c: pages are mapped
- * read-write, the JIT writes them, gtp_exec_seal() turns them read-only +
- * executable.  The mapping length is kept in a header in front of the
+ * read-write, gtp_exec_install() copies the code in, fills the rest with
+ * int3 and turns them read-only + executable.  The mapping length is kept in a header in front of the
  * image, so callers' size arguments need not match the allocation.
  */
 #include <sys/mman.h>
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include "jit.h"
 
@@ -36,10 +38,15 @@ void *gtp_exec_alloc(size_t size)
 	return h + 1;
 }
 
-int gtp_exec_seal(void *image, size_t size)
+int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
 {
 	struct exec_hdr *h = (struct exec_hdr *)image - 1;
+	size_t room = h->maplen - sizeof(*h);
 
+	if (len > room)
+		return -EINVAL;
+	memcpy(image, code, len);
+	memset((char *)image + len, 0xcc, room - len);	/* int3 */
 	return mprotect(h, h->maplen, PROT_READ | PROT_EXEC) ? -errno : 0;
 }
 
@@ -68,4 +75,17 @@ void *gtp_exec_return_thunk(void)
 bool gtp_jit_enabled(void)
 {
 	return true;
+}
+
+const char *gtp_jit_off_reason(void)
+{
+	return "jit: on";
+}
+
+/* Tests set this to check the IBT entry (the kernel asks its config). */
+bool user_exec_endbr;
+
+bool gtp_exec_want_endbr(void)
+{
+	return user_exec_endbr;
 }

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kcompat.h - every kernel API difference gtp.ko meets, in one place.
+ *
+ * gtp builds against Debian's 6.1, 6.1-rt, 6.12, 6.12-rt and the newest
+ * trixie-backports kernel (7.x).  Anything that differs between those is
+ * decided here, by version or by what the headers provide, so that no .c
+ * file carries a version #if.  The README's kernel table says the same in
+ * prose.
+ *
+ *  what                         6.1 .. 6.9               6.10 ..                7.x
+ *  lseek on /proc/gtp           no_llseek                stream_open() only (no_llseek gone in 6.12)
+ *  JIT memory                   module_alloc() RW        execmem_alloc(BPF) RW   ROX cache: execmem +
+ *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
+ *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
+ *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
+ *  syscall tracepoints          probes run preempt-off   probes run preempt-off  may run preemptible
+ *                                                                                (probes pin the CPU)
+ *
+ * Kernel-internal functions that are not exported are resolved at run
+ * time through kallsyms (gtp_ksym(), module/ksym.c), never linked to.
+ */
+#ifndef GTP_KCOMPAT_H
+#define GTP_KCOMPAT_H
+
+#include <linux/version.h>
+#include <linux/kernel.h>
+#include <linux/types.h>
+#include <linux/preempt.h>
+
+#if __has_include(<linux/hex.h>)
+#include <linux/hex.h>			/* hex2bin() left kernel.h in 7.x */
+#endif
+
+/*
+ * /proc/gtp is a stream.  stream_open() (every version) makes lseek fail
+ * with -ESPIPE; before 6.12 proc_ops also named no_llseek, which 6.12
+ * removed.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#define GTP_PROC_NO_LSEEK	no_llseek
+#else
+#define GTP_PROC_NO_LSEEK	NULL
+#endif
+
+/*
+ * Executable memory for the JIT (module/exec_mem.c).  module_alloc() went
+ * away in 6.10 for execmem_alloc(type, size); 6.13 added execmem_is_rox()
+ * and the x86 ROX cache of huge pages for module text, written only
+ * through text_poke_copy()/text_poke_set().
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#include <linux/execmem.h>
+#define GTP_EXECMEM_TEXT	EXECMEM_MODULE_TEXT
+#define GTP_EXECMEM_BPF		EXECMEM_BPF
+#else
+/* unused: execmem_alloc() does not resolve on these kernels */
+#define GTP_EXECMEM_TEXT	0
+#define GTP_EXECMEM_BPF		0
+#endif
+
+/*
+ * Indirect Branch Tracking: with CONFIG_X86_KERNEL_IBT every target of an
+ * indirect call (a JIT image, the static tracepoint probe) starts with
+ * endbr64, and a kprobe on a function is placed after the function's
+ * endbr64 (so kp.addr of "foo" is foo + 4).
+ */
+#define GTP_KERNEL_IBT		IS_ENABLED(CONFIG_X86_KERNEL_IBT)
+#define GTP_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
+
+/*
+ * Tracepoint probes: since 6.13-ish (Debian 7.x) syscall tracepoints call
+ * their probes with preemption enabled (they may fault user memory).
+ * Probes that use per-CPU state pin the CPU themselves on every version;
+ * the notrace pair costs two increments where preemption is already off.
+ */
+#define gtp_probe_pin_cpu()	preempt_disable_notrace()
+#define gtp_probe_unpin_cpu()	preempt_enable_notrace()
+
+#endif /* GTP_KCOMPAT_H */

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ksym.h - kernel symbol addresses through kallsyms (see ksym.c). */
+#ifndef GTP_KSYM_H
+#define GTP_KSYM_H
+
+unsigned long gtp_ksym(const char *name);
+
+#endif /* GTP_KSYM_H */
