@@ -9,9 +9,13 @@
 #   gtp-load-module NAME [FILE]   add-symbol-file for a loaded module, with
 #                                 every section at its /sys/module address
 #   gtp-ksym NAME                 print a kernel symbol's address (kallsyms)
+import atexit
 import os
 import re
+import shutil
+import struct
 import subprocess
+import tempfile
 
 import gdb
 
@@ -19,13 +23,28 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(_HERE)
 
 
+def _vermagic(path):
+    """The kernel release a .ko was built for (from its .modinfo)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    m = re.search(rb"vermagic=([^ \0]+)", data)
+    return m.group(1).decode() if m else None
+
+
 def _module_file(name):
-    """The .ko for NAME: our build tree first, then modinfo's answer."""
+    """The .ko for NAME built for the running kernel: the build the guest
+    harness loaded ($GTP_KMOD_DIR), this tree, then modinfo's answer."""
     base = name.replace("-", "_")
-    for d in ("tracepoints", "module"):
-        p = os.path.join(_REPO, d, base + ".ko")
-        if os.path.exists(p):
-            return p
+    release = os.uname().release
+    roots = [os.environ.get("GTP_KMOD_DIR"), _REPO]
+    for root in filter(None, roots):
+        for d in ("tracepoints", "module"):
+            p = os.path.join(root, d, base + ".ko")
+            if os.path.exists(p) and _vermagic(p) == release:
+                return p
     try:
         p = subprocess.run(["modinfo", "-n", name], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, check=True).stdout.decode().strip()
@@ -33,7 +52,8 @@ def _module_file(name):
             return p
     except (OSError, subprocess.CalledProcessError):
         pass
-    raise gdb.GdbError("gtp-load-module: no .ko found for module %s; give its path" % name)
+    raise gdb.GdbError("gtp-load-module: no .ko of module %s built for kernel %s found; "
+                       "give its path" % (name, release))
 
 
 def _module_sections(name):
@@ -54,6 +74,43 @@ def _module_sections(name):
     return secs
 
 
+def _placed_copy(path, name, secs):
+    """A copy of the .ko whose section headers carry the live addresses.
+
+    add-symbol-file with -s per section is not enough: gdb lays out a
+    relocatable file's sections itself, and for a .ko whose .text is the
+    first section (Debian's 6.12 builds) it puts .init.text and .exit.text
+    on top of .text, so a probe address in .text resolves to the module's
+    exit function and its arguments are unknown (gdb 13 to 18).  With every
+    section's sh_addr set to where the kernel loaded it, gdb relocates the
+    debug info itself and nothing overlaps.  The copy lives as long as gdb.
+    """
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise gdb.GdbError("gtp-load-module: %s is not a 64-bit little-endian ELF file" % path)
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    stroff, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 24)
+    for i in range(shnum):
+        h = shoff + i * shentsize
+        noff, = struct.unpack_from("<I", data, h)
+        sname = data[stroff + noff:data.index(b"\0", stroff + noff)].decode(errors="replace")
+        if sname in secs:
+            struct.pack_into("<Q", data, h + 16, secs[sname])
+    global _copies
+    if _copies is None:
+        _copies = tempfile.mkdtemp(prefix="gtp-gdb-")
+        atexit.register(shutil.rmtree, _copies, True)
+    out = os.path.join(_copies, "%s-%d.ko" % (name, len(os.listdir(_copies))))
+    with open(out, "wb") as f:
+        f.write(data)
+    return out
+
+
+_copies = None
+
+
 class LoadModule(gdb.Command):
     """Load a running kernel module's symbols at its load addresses.
 
@@ -63,7 +120,7 @@ add-symbol-file with all of them, so that e.g. `trace gtp_test_function`
 resolves to the running code."""
 
     def __init__(self):
-        super().__init__("gtp-load-module", gdb.COMMAND_FILES)
+        super().__init__("gtp-load-module", gdb.COMMAND_FILES, gdb.COMPLETE_FILENAME)
 
     def invoke(self, arg, from_tty):
         argv = gdb.string_to_argv(arg)
@@ -72,13 +129,8 @@ resolves to the running code."""
         name = argv[0]
         path = argv[1] if len(argv) == 2 else _module_file(name)
         secs = _module_sections(name)
-        cmd = "add-symbol-file %s -s .text 0x%x" % (path, secs.pop(".text"))
-        for s in sorted(secs):
-            # .note.* and .gnu.linkonce.* carry no symbols gdb wants
-            if s.startswith(".note") or s.startswith(".gnu.linkonce"):
-                continue
-            cmd += " -s %s 0x%x" % (s, secs[s])
-        gdb.execute(cmd, from_tty=False, to_string=not from_tty)
+        copy = _placed_copy(path, name.replace("-", "_"), secs)
+        gdb.execute("add-symbol-file %s -o 0" % copy, from_tty=False, to_string=True)
         gdb.write("gtp: loaded symbols of %s from %s\n" % (name, path))
 
 
