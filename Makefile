@@ -1,18 +1,20 @@
 # gtp - top-level Makefile.  The README documents the targets:
-#   make          build module/gtp.ko and tracepoints/gtp_test.ko against KDIR
-#   make deps     install the Debian packages we need (as root, when missing)
-#   make tools    userspace tools (jit/gtp-ax)
-#   make check    unit tests, model checks, then the guest end-to-end tests
-#   make demo     boot a guest and run the paper's gdb session
-#   make bench    benchmarks (never part of check)
+#   make              build module/gtp.ko and tracepoints/gtp_test.ko against KDIR
+#   make deps         install the Debian packages we need (as root, when missing)
+#   make deps-matrix  also every matrix kernel, the trixie root, dkms
+#   make tools        userspace tools (jit/gtp-ax)
+#   make check        unit tests, model checks, then the guest end-to-end tests
+#   make check-matrix the e2e suite on every matrix kernel and gdb; one table
+#   make demo         boot a guest and run the paper's gdb session
+#   make bench        benchmarks (never part of check)
+#   make dkms         register the sources with dkms (/usr/src/gtp-VERSION)
 #
 # Areas add their own targets in */*.mk fragments (unit tests, fuzzers,
 # benchmarks, model checks) by appending to CHECK_EXTRA / BENCH_TARGETS.
 
-KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
-	echo /lib/modules/$$(uname -r)/build; else \
-	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1; fi)
-export KDIR
+# KDIR: given, else the running kernel's build dir, else the kernel the
+# guest boots by default (tests/vm/default-kdir says which it picked).
+KDIR ?=
 
 CC ?= gcc
 BUILD := build
@@ -32,15 +34,18 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps tools check unit e2e demo bench clean
+.PHONY: all modules deps deps-matrix tools check check-matrix unit e2e demo bench dkms clean
 all: modules
 
 modules:
-	@test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(tests/vm/default-kdir) || exit 1; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
 
 deps:
 	@tests/vm/deps
+
+deps-matrix:
+	@tests/vm/deps-matrix
 
 $(BUILD)/user/%.o: %.c $(wildcard module/core/*.h jit/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -57,8 +62,12 @@ unit: $(UNIT_BINS)
 
 tools: $(TOOLS)
 
-e2e: modules
+# tests/vm/run builds the modules for the guest's kernel itself.
+e2e:
 	tests/vm/run -- python3 tests/e2e/run.py
+
+check-matrix: deps-matrix
+	tests/vm/matrix
 
 check: deps
 	$(MAKE) modules
@@ -68,11 +77,25 @@ check: deps
 	$(MAKE) e2e
 
 demo: deps
-	$(MAKE) modules
 	tests/vm/run -- tests/e2e/demo.sh
+
+DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC = /usr/src/gtp-$(DKMS_VERSION)
+
+# The sources dkms needs, and nothing else, then 'dkms add'.
+dkms:
+	@command -v dkms >/dev/null || { echo "dkms: not installed (apt-get install dkms)" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	find module tracepoints jit -path jit/tool -prune -o -type f \
+		\( -name '*.[chS]' -o -name Kbuild \) ! -name '*.mod.c' -print | \
+		cpio -pdm --quiet $(DKMS_SRC)
+	cp Kbuild dkms.conf $(DKMS_SRC)/
+	dkms add gtp/$(DKMS_VERSION)
 
 bench: deps modules tools $(BENCH_TARGETS)
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(BUILD) $(TOOLS)
+	-@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(tests/vm/default-kdir) && \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) clean
+	rm -rf $(BUILD)/kmod $(BUILD)/unit $(BUILD)/user $(BUILD)/matrix $(TOOLS)

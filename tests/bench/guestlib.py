@@ -9,7 +9,8 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-GTP_KO = os.path.join(REPO, "module", "gtp.ko")
+# The build tests/vm/run loaded for this guest's kernel.
+GTP_KO = os.path.join(os.environ.get("GTP_KMOD_DIR", REPO), "module", "gtp.ko")
 
 
 def sh(cmd):

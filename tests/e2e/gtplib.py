@@ -10,12 +10,25 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GTP_PY = os.path.join(REPO, "gdb-scripts", "gtp.py")
-TEST_KO = os.path.join(REPO, "tracepoints", "gtp_test.ko")
-GTP_KO = os.path.join(REPO, "module", "gtp.ko")
+# The modules tests/vm/run loaded (built for this guest's kernel).
+KMOD_DIR = os.environ.get("GTP_KMOD_DIR", REPO)
+TEST_KO = os.path.join(KMOD_DIR, "tracepoints", "gtp_test.ko")
+GTP_KO = os.path.join(KMOD_DIR, "module", "gtp.ko")
+# The gdb under test: stock gdb from PATH, or another build (GTP_GDB, e.g.
+# trixie's gdb 16 or gdb 18 through tests/vm/gdb-in-root).
+GDB = os.environ.get("GTP_GDB", "gdb")
 
 
 class Timeout(AssertionError):
     pass
+
+
+class Skip(Exception):
+    """Raised by a test that cannot run here; the reason says why (TAP SKIP).
+
+    Only for a feature the running kernel truly lacks, never to hide a
+    failure.
+    """
 
 
 def _run(argv, timeout):
@@ -30,7 +43,7 @@ def _run(argv, timeout):
 
 def gdb(*cmds, timeout=120, args=()):
     """Run stock gdb in batch mode with each of cmds as an -ex command."""
-    argv = ["gdb", "-nx", "-q", "-batch"] + list(args)
+    argv = [GDB, "-nx", "-q", "-batch"] + list(args)
     for c in cmds:
         argv += ["-ex", c]
     return _run(argv, timeout)
@@ -42,7 +55,7 @@ def gdb_script(text, timeout=120, args=()):
         f.write(text)
         path = f.name
     try:
-        return _run(["gdb", "-nx", "-q", "-batch"] + list(args) + ["-x", path], timeout)
+        return _run([GDB, "-nx", "-q", "-batch"] + list(args) + ["-x", path], timeout)
     finally:
         os.unlink(path)
 
@@ -83,3 +96,28 @@ def expect_not(text, regex, flags=re.M):
 
 def dmesg():
     return sh("dmesg")
+
+
+_past_fentry = None
+
+
+def past_fentry():
+    """Offset of gtp_test_function's first instruction after its fentry call.
+
+    An instruction boundary that is not the ftrace site, for probes that
+    must be int3/jump kprobes: 5 on kernels without IBT (call __fentry__
+    first), 9 with IBT (endbr64, then the call).  Read from the module's
+    own code with gdb, not assumed.
+    """
+    global _past_fentry
+    if _past_fentry is None:
+        out = _run([GDB, "-nx", "-q", "-batch", TEST_KO,
+                    "-ex", "x/3i gtp_test_function"], 60)
+        rows = re.findall(r"<gtp_test_function(?:\+(\d+))?>:\s+(\S+)", out)
+        for i, (off, op) in enumerate(rows):
+            if op.startswith("call") and i + 1 < len(rows):
+                _past_fentry = int(rows[i + 1][0] or 0)
+                break
+        else:
+            raise AssertionError("no fentry call at the start of gtp_test_function:\n" + out)
+    return _past_fentry

@@ -6,7 +6,9 @@
 Runs every test_* function of tests/e2e/test_*.py in file order (only
 those whose "file::name" contains one of the SUBSTRINGs, if given), prints
 TAP, checks the kernel log after each test for oopses and warnings, and
-ends with the line "N passed, N failed".  Exit status 1 if any failed.
+ends with the line "N passed, N failed, N skipped".  A test that raises
+gtplib.Skip is reported as "ok N - name # SKIP reason".  Exit status as
+kselftest's: 0 all passed (or skipped), 1 any failed, 4 everything skipped.
 """
 import glob
 import importlib.util
@@ -44,13 +46,15 @@ def main():
     tests = collect(sys.argv[1:])
     print("TAP version 13")
     print("1..%d" % len(tests), flush=True)
-    passed = failed = 0
+    passed = failed = skipped = 0
     log_seen = len(gtplib.dmesg().splitlines())
     for i, (name, fn) in enumerate(tests, 1):
         t0 = time.time()
-        err = None
+        err = skip = None
         try:
             fn()
+        except gtplib.Skip as e:
+            skip = str(e) or "no reason given"
         except Exception:
             err = traceback.format_exc()
         log = gtplib.dmesg().splitlines()
@@ -59,7 +63,10 @@ def main():
         if err is None and any(BAD.search(l) for l in new):
             err = "kernel log reports a problem:\n" + "\n".join(new[-80:])
         dt = time.time() - t0
-        if err is None:
+        if err is None and skip is not None:
+            skipped += 1
+            print("ok %d - %s # SKIP %s" % (i, name, skip), flush=True)
+        elif err is None:
             passed += 1
             print("ok %d - %s (%.1fs)" % (i, name, dt), flush=True)
         else:
@@ -68,8 +75,10 @@ def main():
             for line in err.rstrip().splitlines():
                 print("# " + line)
             sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed), flush=True)
-    return 1 if failed or not tests else 0
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped), flush=True)
+    if failed or not tests:
+        return 1
+    return 4 if skipped == len(tests) else 0
 
 
 if __name__ == "__main__":

@@ -249,6 +249,39 @@ print $pc == %d
     expect(out, r"Collected 0 trace frames")
 
 
+def test_syscall_tracepoint_both_cpus():
+    # raw_syscalls:sys_enter(regs, id): the tracepoint behind every syscall
+    # event, whose probes newer kernels (7.x) call with preemption enabled:
+    # the probe pins its CPU from reserve to commit.  Two processes make
+    # 300 getpid() calls each, on both CPUs at once; every one must be a
+    # whole frame with the syscall number where the probe found it.
+    script = CONNECT + """gtp-strace raw_syscalls:sys_enter if $rdx == 39
+actions
+collect $rdx
+collect $_sdata
+end
+tstart
+shell for i in 1 2; do python3 -c 'import os; [os.getpid() for _ in range(300)]' & done; wait
+tstop
+tstatus
+info tracepoints
+tfind 0
+print $rdx
+tfind 599
+print $rdx
+print $_sdata
+"""
+    out = gdb_script(script)
+    frames = int(expect(out, r"Collected (\d+) trace frames").group(1))
+    hits = int(expect(out, r"tracepoint already hit (\d+) time").group(1))
+    assert frames >= 600, out
+    assert frames == hits, out
+    expect(out, r"^\$1 = 39$")
+    expect(out, r"^\$2 = 39$")
+    expect(out, r'^\$3 = "arg1=0x[0-9a-f]+ arg2=0x27"$')
+    expect_not(out, r"evaluation error|dropped|Error")
+
+
 def test_strace_unknown_address_refused():
     # a static tracepoint where there is no marker: gdb asks qTSTMat while
     # downloading (the gate is open then), gets no marker and refuses tstart

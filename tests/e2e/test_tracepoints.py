@@ -11,7 +11,7 @@ import signal
 import subprocess
 import time
 
-from gtplib import GTP_KO, GTP_PY, gdb_script, expect, expect_not, ksym, sh
+from gtplib import GTP_KO, GTP_PY, gdb_script, expect, expect_not, ksym, past_fentry, sh
 
 # Symbols first: on connect gdb re-creates the target's tracepoints from
 # their source strings (qTfP), which needs the module's symbols.
@@ -424,14 +424,14 @@ def test_refused_inside_gtp():
 def test_reconnect_without_symbols():
     # A tracepoint given as an address expression must not stop a gdb that
     # has no symbols from connecting to the target that holds it.
-    session("""trace *(gtp_test_function + 5)
+    session("""trace *(gtp_test_function + %d)
 actions
 collect $regs
 end
 tstart
 shell echo 2 > /proc/gtp_test
 tstop
-""")
+""" % past_fentry())
     out = gdb_script("target remote /proc/gtp\ninfo tracepoints\ntstatus\n"
                      "tfind 1\np $rdi\n")
     expect_not(out, r"No symbol table|Error")
@@ -560,15 +560,15 @@ def _hammer():
 
 
 def test_start_stop_cycles_under_load():
-    # The probe sits one instruction into the function, not on its fentry
-    # call: on the guest kernel (Debian 6.1 under QEMU TCG) registering and
+    # The probe sits one instruction past the function's fentry call (after
+    # endbr64 on IBT kernels), not on the call itself: on the guest kernel (Debian 6.1 under QEMU TCG) registering and
     # unregistering an *ftrace-based* kprobe while another CPU runs the
     # function jumps to address 0 -- reproduced without gtp, with the
     # kernel's own tracefs kprobe_events (p:x gtp_test_function, enable /
     # disable / remove, 100 times).  This location is an int3/jump kprobe.
     hammer = _hammer()
     try:
-        out = session("""trace *(gtp_test_function + 5) if $rdi % 7 == 0
+        out = session("""trace *(gtp_test_function + %d) if $rdi %% 7 == 0
 actions
 collect $regs
 end
@@ -580,8 +580,8 @@ end
 tstatus
 info tracepoints
 tfind start
-p $rdi % 7
-""", timeout=900)
+p $rdi %% 7
+""" % past_fentry(), timeout=900)
     finally:
         os.killpg(hammer.pid, signal.SIGKILL)
         hammer.wait()
