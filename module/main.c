@@ -305,3 +305,10 @@ module_init(gtp_init);
 module_exit(gtp_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gtp: GDB tracepoints for the Linux kernel over /proc/gtp");
+/*
+ * dkms.conf's PACKAGE_VERSION (tests/vm/dkms-check checks they agree).
+ * DKMS installs a module over one of the same name only when its version
+ * is newer, and the kernel has a gtp.ko of its own (the GPRS tunnelling
+ * driver, drivers/net/gtp.ko) that carries none.
+ */
+MODULE_VERSION("0.2");
