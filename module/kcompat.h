@@ -14,8 +14,8 @@
  *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
  *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
- *  syscall tracepoints          probes run preempt-off   probes run preempt-off  may run preemptible
- *                                                                                (probes pin the CPU)
+ *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
+ *                                                        (6.10 .. 6.12)          preemptible (we pin)
  *
  * Kernel-internal functions that are not exported are resolved at run
  * time through kallsyms (gtp_ksym(), module/ksym.c), never linked to.
@@ -27,6 +27,7 @@
 #include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/preempt.h>
+#include <linux/tracepoint-defs.h>
 
 #if __has_include(<linux/hex.h>)
 #include <linux/hex.h>			/* hex2bin() left kernel.h in 7.x */
@@ -69,11 +70,22 @@
 #define GTP_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
 
 /*
- * Tracepoint probes: since 6.13-ish (Debian 7.x) syscall tracepoints call
- * their probes with preemption enabled (they may fault user memory).
- * Probes that use per-CPU state pin the CPU themselves on every version;
- * the notrace pair costs two increments where preemption is already off.
+ * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
+ * call their probes with preemption enabled (they may fault user memory);
+ * every other tracepoint, PREEMPT_RT included, calls them preempt-off.
+ * Probes that use per-CPU state pin the CPU on the former.
  */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
+{
+	return tp->ext && tp->ext->faultable;
+}
+#else
+static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
+{
+	return false;
+}
+#endif
 #define gtp_probe_pin_cpu()	preempt_disable_notrace()
 #define gtp_probe_unpin_cpu()	preempt_enable_notrace()
 

@@ -36,6 +36,7 @@ struct gtp_static_att {
 	struct gtp_marker *m;
 	u64 addr;
 	u32 nargs;
+	bool pin;			/* called preemptible: pin the CPU */
 	void (*hit)(void *ctx, struct pt_regs *regs);
 	void *ctx;
 };
@@ -44,20 +45,17 @@ static LIST_HEAD(all_atts);
 
 /* static_tp_entry.S */
 void gtp_static_entry(void);
+void gtp_static_entry_pinned(void);
 void gtp_static_hit(struct gtp_static_regs *sr);
+void gtp_static_hit_pinned(struct gtp_static_regs *sr);
 
 /*
  * The trampoline's C half: complete the register block and call the hit.
- * Runs inside the tracepoint; must not sleep.  Most tracepoints call their
- * probes with preemption off, but syscall tracepoints on newer kernels
- * (kcompat.h) call them preemptible: the hit uses per-CPU scratch and the
- * CPU's ring from reserve to commit, so it pins the CPU itself.
+ * Runs inside the tracepoint with preemption off; must not sleep.
  */
 void notrace gtp_static_hit(struct gtp_static_regs *sr)
 {
 	const struct gtp_static_att *att = (void *)sr->regs.di;
-
-	gtp_probe_pin_cpu();
 
 	/* The frame is "at" the marker, as if __traceiter_EVENT ran. */
 	sr->regs.ip = att->addr;
@@ -69,7 +67,23 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 		gtp_static_tp_hit(att->ctx, &sr->regs);
 	else
 		att->hit(att->ctx, &sr->regs);
+}
+
+/*
+ * Faultable tracepoints (the syscall ones on newer kernels, kcompat.h)
+ * call their probes preemptible: the hit uses per-CPU scratch and the
+ * CPU's ring from reserve to commit, so it runs with the CPU pinned.
+ */
+void notrace gtp_static_hit_pinned(struct gtp_static_regs *sr)
+{
+	gtp_probe_pin_cpu();
+	gtp_static_hit(sr);
 	gtp_probe_unpin_cpu();
+}
+
+static void *entry_of(const struct gtp_static_att *att)
+{
+	return att->pin ? gtp_static_entry_pinned : gtp_static_entry;
 }
 
 static void check_layout(void)
@@ -116,7 +130,8 @@ int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 		goto err_unlock;
 	att->m = m;
 	att->nargs = m->nargs;
-	ret = tracepoint_probe_register(m->tp, gtp_static_entry, att);
+	att->pin = gtp_tp_calls_preemptible(m->tp);
+	ret = tracepoint_probe_register(m->tp, entry_of(att), att);
 	if (ret)
 		goto err_put;
 	m->attached++;
@@ -138,7 +153,7 @@ err_unlock:
 static void unregister_att(struct gtp_static_att *att)
 {
 	lockdep_assert_held(&gtp_static_mutex);
-	WARN_ON_ONCE(tracepoint_probe_unregister(att->m->tp, gtp_static_entry,
+	WARN_ON_ONCE(tracepoint_probe_unregister(att->m->tp, entry_of(att),
 						 att));
 	att->m->attached--;
 	list_del(&att->list);

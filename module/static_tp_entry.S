@@ -46,8 +46,15 @@
 #define PT_FLAGS	144
 #define PT_RSP		152
 
-	.text
-SYM_FUNC_START(gtp_static_entry)
+/*
+ * Two entries, one body: gtp_static_entry calls gtp_static_hit() (every
+ * tracepoint that calls its probes with preemption off), and
+ * gtp_static_entry_pinned calls gtp_static_hit_pinned(), which pins the
+ * CPU first (faultable tracepoints, kcompat.h).  Chosen at attach, so the
+ * common case pays nothing for the rare one.
+ */
+.macro GTP_STATIC_ENTRY name, hit
+SYM_FUNC_START(\name)
 	ENDBR					/* called through a pointer */
 	subq	$FRAME, %rsp
 	movq	%rdi, PT_RDI(%rsp)
@@ -71,7 +78,12 @@ SYM_FUNC_START(gtp_static_entry)
 	movq	%rax, PT_RSP(%rdi)
 	pushfq
 	popq	PT_FLAGS(%rdi)
-	call	gtp_static_hit
+	call	\hit
 	addq	$FRAME, %rsp
 	RET
-SYM_FUNC_END(gtp_static_entry)
+SYM_FUNC_END(\name)
+.endm
+
+	.text
+GTP_STATIC_ENTRY gtp_static_entry, gtp_static_hit
+GTP_STATIC_ENTRY gtp_static_entry_pinned, gtp_static_hit_pinned
