@@ -8,6 +8,7 @@
 #   make demo         boot a guest and run the paper's gdb session
 #   make bench        benchmarks (never part of check)
 #   make dkms         register the sources with dkms (/usr/src/gtp-VERSION)
+#   make doccheck     kernel-doc -Wall over module/ and jit/: no warnings
 #
 # Areas add their own targets in */*.mk fragments (unit tests, fuzzers,
 # benchmarks, model checks) by appending to CHECK_EXTRA / BENCH_TARGETS.
@@ -34,7 +35,7 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps deps-matrix tools check check-matrix unit e2e demo bench dkms clean
+.PHONY: all modules deps deps-matrix tools check check-matrix unit e2e demo bench dkms doccheck clean
 all: modules
 
 modules:
@@ -78,6 +79,18 @@ check: deps
 
 demo: deps
 	tests/vm/run -- tests/e2e/demo.sh
+
+# kernel-doc over the kernel-side and portable sources, as the kernel checks
+# its own (the newest scripts/kernel-doc the installed kernel headers carry).
+KERNEL_DOC ?= $(lastword $(sort $(wildcard /usr/lib/linux-kbuild-*/scripts/kernel-doc)))
+DOC_SRCS := $(wildcard module/*.[ch] module/core/*.[ch] jit/*.[ch])
+
+CHECK_EXTRA += doccheck
+doccheck:
+	@test -n "$(KERNEL_DOC)" || { echo "doccheck: no scripts/kernel-doc (make deps)" >&2; exit 1; }
+	@out=$$($(KERNEL_DOC) -Wall -none $(filter-out %.mod.c,$(DOC_SRCS)) 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "doccheck: $$(echo "$$out" | wc -l) warnings" >&2; exit 1; fi; \
+	echo "doccheck: clean ($(words $(DOC_SRCS)) files)"
 
 DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC = /usr/src/gtp-$(DKMS_VERSION)

@@ -959,9 +959,10 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
  *       installs them with gtp_exec_install() and frees them), laid out
  *       to run at @out->image (allocated, not yet written), its allocated
  *       size in @out->alloc and the code size in @out->size
- * @log, @logsz: reason on failure
+ * @log:  a one-line reason on failure
+ * @logsz: bytes at @log
  *
- * Returns 0, -EINVAL (an op the JIT cannot compile), -ENOMEM, or
+ * Return: 0, -EINVAL (an op the JIT cannot compile), -ENOMEM, or
  * -EFAULT (layout did not converge, an insn overflowed: a JIT bug).
  */
 int jit_codegen(const struct jit_ir *ir, struct jit_image *out,

@@ -78,8 +78,8 @@ static void decode_one(const struct ax_insn *ai, struct jit_insn *ji)
  * @prog: accepted by ax_verify()
  * @ir:   filled in; free with jit_ir_free()
  *
- * Returns 0, -ENOMEM, or -EFAULT if @prog breaks a verifier promise (a jump
- * out of range), which would be a verifier bug.
+ * Return: 0, -ENOMEM, or -EFAULT if @prog breaks a verifier promise (a
+ * jump out of range), which would be a verifier bug.
  */
 int jit_decode(const struct ax_prog *prog, struct jit_ir *ir)
 {
@@ -135,8 +135,10 @@ static bool ends_block(const struct jit_insn *in)
 
 /**
  * jit_prev - the live insn executed just before @i on every path to @i
+ * @ir:	the IR
+ * @i:	an insn index
  *
- * Returns its index, or -1 when @i (or a removed insn just before it)
+ * Return: its index, or -1 when @i (or a removed insn just before it)
  * starts a basic block: then a pattern may not reach back across it.
  */
 int jit_prev(const struct jit_ir *ir, int i)
@@ -155,8 +157,12 @@ int jit_prev(const struct jit_ir *ir, int i)
 }
 
 /**
- * jit_next - the live insn that always runs right after @i, or -1 if the
- * next live insn can also be reached by a jump (or there is none).
+ * jit_next - the live insn that always runs right after @i
+ * @ir:	the IR
+ * @i:	an insn index
+ *
+ * Return: its index, or -1 if the next live insn can also be reached by a
+ * jump (or there is none).
  */
 int jit_next(const struct jit_ir *ir, int i)
 {
@@ -272,11 +278,17 @@ u64 jit_eval_zext(u64 v, unsigned int bits)
 
 /**
  * jit_eval_binop - what the interpreter computes for "a b op"
+ * @op:		the binary opcode
+ * @cc:		its condition, for comparisons
+ * @a:		the first operand (pushed first)
+ * @b:		the second operand
+ * @res:	set to the result
  *
- * Returns false when the result is an error (division by zero): such
- * operations are left for run time, where they report it.  Shift counts
- * are taken modulo 64 and INT64_MIN / -1 wraps to INT64_MIN (remainder 0),
- * as ax.h specifies and ax_interp() computes.
+ * Shift counts are taken modulo 64 and INT64_MIN / -1 wraps to INT64_MIN
+ * (remainder 0), as ax.h specifies and ax_interp() computes.
+ *
+ * Return: false when the result is an error (division by zero): such
+ * operations are left for run time, where they report it.
  */
 bool jit_eval_binop(u8 op, u8 cc, u64 a, u64 b, u64 *res)
 {

@@ -17,9 +17,10 @@
 /**
  * ax_jit_compile - compile a verified program
  * @prog: from ax_verify(); on success prog->jit, jit_image, jit_size are set
- * @log, @logsz: a one-line reason on failure
+ * @log: a one-line reason on failure
+ * @logsz: bytes at @log
  *
- * Returns 0 or -errno: -EOPNOTSUPP when the JIT is disabled (jit=0, no
+ * Return: 0 or -errno: -EOPNOTSUPP when the JIT is disabled (jit=0, no
  * executable memory), -ENOMEM, -EINVAL (an op the JIT does not know: the
  * verifier admitted something new), -EFAULT (a JIT bug, reported rather
  * than run).
@@ -66,6 +67,7 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 
 /**
  * ax_jit_free - release a program's image
+ * @prog: the program; interpreted from now on
  *
  * Only once nothing can run it any more: the caller has unregistered the
  * probes using @prog (and waited for running handlers).  The exec layer

@@ -491,6 +491,7 @@ int opt_cmp_branch(struct jit_ir *ir)
 
 /**
  * jit_optimize - run every pass until none rewrites anything
+ * @ir: the IR, rewritten in place
  *
  * Each pass only shrinks the program or moves an operand into a later
  * insn, so this terminates; the cap is a belt for that argument.

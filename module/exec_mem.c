@@ -122,8 +122,10 @@ static enum gtp_exec_mode choose(void)
 /**
  * gtp_exec_init - choose the executable memory (once); call from module init
  *
- * May sleep.  Return: 0 always: without executable memory the JIT is
- * simply disabled (and says so), the module still works.
+ * Context: may sleep.
+ *
+ * Return: 0 always: without executable memory the JIT is simply disabled
+ * (and says so), the module still works.
  */
 int gtp_exec_init(void)
 {

@@ -82,9 +82,12 @@ static struct gtp_marker *marker_of_addr(u64 addr)
 }
 
 /**
- * gtp_marker_find - the marker at @addr, or NULL
+ * gtp_marker_find - the marker at an address
+ * @addr: a marker's address (its __traceiter_EVENT)
  *
  * Context: gtp_static_mutex held; the result is valid until it is dropped.
+ *
+ * Return: the marker, or NULL when none is at @addr.
  */
 struct gtp_marker *gtp_marker_find(u64 addr)
 {
@@ -466,9 +469,15 @@ static void *frame_sdata(struct gtp_conn *gc, u32 *len)
 
 /**
  * gtp_static_sdata_format - $_sdata text of a record
+ * @rec:	the record as stored in the frame
+ * @len:	its length in bytes
+ * @buf:	output, always NUL terminated when @size > 0
+ * @size:	bytes at @buf
  *
  * Names come from the record's marker if it still exists (its module may
  * have been unloaded since: then the arguments are "argN").
+ *
+ * Return: as gtp_sdata_format().
  */
 int gtp_static_sdata_format(const void *rec, u32 len, char *buf, size_t size)
 {

@@ -415,9 +415,15 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 
 /**
  * gtp_tp_hit - tracepoint @tp was hit with registers @regs
+ * @tp:		the tracepoint
+ * @regs:	the registers at the hit
+ * @scratch:	this CPU's scratch area for building a frame
+ * @cap:	bytes at @scratch
  *
- * Probe context.  Collects one frame if the trace runs, @tp is enabled and
- * its condition holds; enforces the pass count.
+ * Context: probe context.  Collects one frame if the trace runs, @tp is
+ * enabled and its condition holds; enforces the pass count.
+ *
+ * Return: true when a frame was collected.
  */
 bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap)

@@ -197,8 +197,9 @@ void gtp_frames_stats(struct gtp_frame_stats *st)
  * gtp_frames_max_len() - largest frame a buffer of @size accepts
  * @size: as for gtp_frames_setup()
  *
- * A sub-buffer minus the record header; 0 if @size is too small.  Lets
- * QTDP/QTStart refuse a tracepoint whose frames can never fit.
+ * Lets QTDP/QTStart refuse a tracepoint whose frames can never fit.
+ *
+ * Return: a sub-buffer minus the record header; 0 if @size is too small.
  */
 u32 gtp_frames_max_len(u64 size)
 {

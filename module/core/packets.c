@@ -18,6 +18,7 @@ static struct gtp_pkt_table *tables;
 
 /**
  * gtp_packets_register - add a table of packet handlers
+ * @t: the table; it stays registered (and must stay alive) for good
  *
  * Tables are consulted in registration order, so a more specific table
  * registered earlier wins.  Registering the same table twice is a no-op,
@@ -45,6 +46,9 @@ static bool pkt_matches(const struct gtp_pkt_handler *h, const char *pkt)
 
 /**
  * gtp_dispatch - run the handler for one packet (the rsp callback)
+ * @gc:		the connection the packet came from
+ * @pkt:	the packet's payload (between '$' and '#'), NUL terminated
+ * @len:	its length
  *
  * An unmatched packet gets the empty reply, which gdb reads as "not
  * supported" (vMustReplyEmpty relies on this).

@@ -92,7 +92,10 @@ struct rb_page;
  * @len:	payload length asked for
  * @ts:		the record's timestamp (already stored in its header)
  *
- * The remaining fields are private to ring.c.
+ * @cpu:	private to ring.c: the buffer reserved in
+ * @begin:	private: buffer position of the record
+ * @size:	private: bytes reserved
+ * @page:	private: page the record lives in
  */
 struct ring_ctx {
 	void *data;
@@ -100,9 +103,9 @@ struct ring_ctx {
 	u64 ts;
 	/* private */
 	unsigned int cpu;
-	unsigned long begin;		/* buffer position of the record */
-	unsigned long size;		/* bytes reserved */
-	struct rb_page *page;		/* page the record lives in */
+	unsigned long begin;
+	unsigned long size;
+	struct rb_page *page;
 };
 
 /**
@@ -151,7 +154,7 @@ struct ring_subbuf {
 	unsigned int cpu;
 };
 
-/**
+/*
  * struct ring_iter - merged, non-destructive walk of a stopped ring
  *
  * Private to ring_read.c; the caller only allocates it

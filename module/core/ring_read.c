@@ -260,7 +260,9 @@ const struct ring_record *ring_iter_next(struct ring_iter *iter,
  * ring_count_resident() - records still in the ring, not yet consumed
  * @ring: the ring
  *
- * Context: as ring_iter_start().  Exact: counted from the pages' counts.
+ * Context: as ring_iter_start().
+ *
+ * Return: the number of records, exact: counted from the pages' counts.
  */
 unsigned long ring_count_resident(const struct ring *ring)
 {

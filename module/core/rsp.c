@@ -77,6 +77,9 @@ static bool needs_escape(char ch)
 
 /**
  * rsp_send_packet - frame @data as $data#cc into the output queue
+ * @c:		the connection
+ * @data:	the payload
+ * @n:		its length
  *
  * Used for the reply and for unsolicited packets such as 'O' console
  * output.  Bytes that gdb would misread are escaped.
@@ -108,8 +111,11 @@ void rsp_send_packet(struct rsp_conn *c, const char *data, size_t n)
 
 /**
  * rsp_out_read - move up to @len framed output bytes into @buf
+ * @c:		the connection
+ * @buf:	destination
+ * @len:	room at @buf
  *
- * Returns the number of bytes copied (0 when nothing is queued).
+ * Return: the number of bytes copied (0 when nothing is queued).
  */
 size_t rsp_out_read(struct rsp_conn *c, char *buf, size_t len)
 {
@@ -278,11 +284,16 @@ static bool rsp_byte(struct rsp_conn *c, char ch)
 
 /**
  * rsp_feed - push bytes written by gdb through the parser
+ * @c:		the connection
+ * @buf:	the bytes
+ * @len:	how many
  *
  * Complete packets are handled (and their replies queued) before this
- * returns.  Returns the number of bytes consumed: less than @len only when
- * the output queue is too full to start another packet; the caller must let
- * the reader drain the queue and feed the rest again.
+ * returns.
+ *
+ * Return: the number of bytes consumed: less than @len only when the output
+ * queue is too full to start another packet; the caller must let the reader
+ * drain the queue and feed the rest again.
  */
 size_t rsp_feed(struct rsp_conn *c, const char *buf, size_t len)
 {
@@ -356,6 +367,8 @@ void rsp_reply_reset(struct rsp_conn *c)
 
 /**
  * rsp_console - send one line of text to gdb's console ('O' packet)
+ * @c:		the connection
+ * @fmt:	printf format of the line, then its arguments
  *
  * gdb prints it and keeps waiting for the real reply, which is how a
  * refused command explains itself before its 'E' reply.

@@ -59,7 +59,7 @@ static u64 reg_arg(const struct pt_regs *regs, u32 i)
  * are read nofault and flagged in ->unread if that fails (never on a sane
  * kernel, but the probe path must not fault whatever happens).
  *
- * Returns the bytes written, or 0 if @room is too small.
+ * Return: the bytes written, or 0 if @room is too small.
  */
 u32 gtp_sdata_collect(const struct pt_regs *regs, void *dst, u32 room)
 {
@@ -94,7 +94,7 @@ u32 gtp_sdata_collect(const struct pt_regs *regs, void *dst, u32 room)
  * @fb:		the frame under construction
  * @regs:	&sr->regs of a static hit (never a kprobe's pt_regs)
  *
- * Returns 0, or -ENOSPC (frame full: marked truncated, nothing written).
+ * Return: 0, or -ENOSPC (frame full: marked truncated, nothing written).
  */
 int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs)
 {
@@ -123,8 +123,14 @@ int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs)
 
 /**
  * gtp_frame_sdata_find - locate the $_sdata record of a stored frame
+ * @frame:	the frame's bytes
+ * @flen:	its length
+ * @off:	set to the record's offset in @frame
+ * @len:	set to the record's length
  *
  * Walks the R/M/V blocks; a malformed frame simply has no record.
+ *
+ * Return: 0 with @off and @len set, or -ENOENT when there is no record.
  */
 int gtp_frame_sdata_find(const u8 *frame, u32 flen, u32 *off, u32 *len)
 {
@@ -209,15 +215,17 @@ static void put_value(char *tmp, size_t tsz, u64 w,
 
 /**
  * gtp_sdata_format - $_sdata text of one record
- * @rec, @len:	the record as stored in the frame (@len bytes)
+ * @rec:	the record as stored in the frame
+ * @len:	its length in bytes
  * @fields:	names/sizes of the arguments, or NULL (then "argN=0x...")
  * @nfields:	entries in @fields; used only if it equals rec->nwords
- * @buf, @size:	output, always NUL terminated when @size > 0
+ * @buf:	output, always NUL terminated when @size > 0
+ * @size:	bytes at @buf
  *
  * Output: "counter1=1 counter2=0"; an unreadable stack argument prints as
  * "name=<unavailable>".
  *
- * Returns the length of the full text (which may exceed @size - 1, as
+ * Return: the length of the full text (which may exceed @size - 1, as
  * snprintf does), or -EINVAL for a truncated or inconsistent record.
  */
 int gtp_sdata_format(const struct gtp_sdata_rec *rec, u32 len,
