@@ -142,7 +142,7 @@ int gtp_static_arm(struct gtp_conn *gc)
 	if (!arm_handles || !arm_tps || !arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
 		ret = -ENOMEM;
-		goto err;
+		goto disarm;
 	}
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (!tp->is_static)
@@ -155,13 +155,13 @@ int gtp_static_arm(struct gtp_conn *gc)
 			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
 				    tp->num, (unsigned long long)tp->addr,
 				    attach_refusal(ret), ret);
-			goto err;
+			goto disarm;
 		}
 		arm_n++;
 	}
 	return 0;
 
-err:
+disarm:
 	gtp_static_disarm();
 	return ret;
 }

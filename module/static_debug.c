@@ -135,17 +135,17 @@ static int dbg_set(const char *val, const struct kernel_param *kp)
 	mutex_lock(&gtp_mutex);
 	ret = -ENODEV;
 	if (dbg.exiting)
-		goto out;
+		goto unlock;
 	dbg_off();
 	atomic64_set(&dbg.hits, 0);
 	atomic64_set(&dbg.trues, 0);
 	dbg.last_len = 0;
 	ret = 0;
 	if (argc == 1 && !strcmp(argv[0], "off"))
-		goto out;
+		goto unlock;
 	ret = -EINVAL;
 	if (argc < 2 || gtp_static_marker_by_id(argv[1], &addr))
-		goto out;
+		goto unlock;
 	if (argc == 2 && !strcmp(argv[0], "capture")) {
 		hit = dbg_capture_hit;
 	} else if (argc == 2 && !strcmp(argv[0], "bare")) {
@@ -153,16 +153,16 @@ static int dbg_set(const char *val, const struct kernel_param *kp)
 	} else if (argc == 3 && !strcmp(argv[0], "cond")) {
 		ret = dbg_parse_cond(argv[2], &dbg.prog);
 		if (ret)
-			goto out;
+			goto unlock;
 		hit = dbg_cond_hit;
 		ctx = dbg.prog;
 	} else {
-		goto out;
+		goto unlock;
 	}
 	ret = gtp_static_attach(addr, hit, ctx, &dbg.handle);
 	if (ret)
 		dbg_off();
-out:
+unlock:
 	mutex_unlock(&gtp_mutex);
 	kfree(buf);
 	return ret;

@@ -288,7 +288,7 @@ static void pkt_qtbuffer(struct gtp_conn *gc, char *args)
 	if (!strncmp(args, "circular:", 9)) {
 		p = rsp_parse_hex(args + 9, &v);
 		if (!p || *p)
-			goto bad;
+			goto malformed;
 		run.circular = v != 0;
 	} else if (!strcmp(args, "size:-1")) {
 		run.buf_size = 0;
@@ -296,15 +296,15 @@ static void pkt_qtbuffer(struct gtp_conn *gc, char *args)
 		p = rsp_parse_hex(args + 5, &v);
 		if (!p || *p || v < 1024 || v > GTP_MAX_BUF_SIZE) {
 			gtp_console(gc, "gtp: trace buffer size must be 1 KiB .. 1 GiB\n");
-			goto bad;
+			goto malformed;
 		}
 		run.buf_size = v;
 	} else {
-		goto bad;
+		goto malformed;
 	}
 	gtp_reply(gc, "OK");
 	return;
-bad:
+malformed:
 	gtp_reply_error(gc, 1);
 }
 

@@ -259,7 +259,7 @@ static int parse_def_options(struct gtp_conn *gc, struct gtp_tp *tp,
 		case 'F':
 			p = rsp_parse_hex(p + 1, &v);
 			if (!p)
-				goto bad;
+				goto malformed;
 			tp->fast = true;
 			break;
 		case 'S':
@@ -281,12 +281,12 @@ static int parse_def_options(struct gtp_conn *gc, struct gtp_tp *tp,
 			tp->cond_hex[p - x] = '\0';
 			break;
 		default:
-			goto bad;
+			goto malformed;
 		}
 	}
 	*pp = p;
 	return 0;
-bad:
+malformed:
 	refuse(gc, "malformed QTDP packet", tp->num);
 	return -EINVAL;
 }
@@ -301,11 +301,11 @@ static void qtdp_define(struct gtp_conn *gc, const char *p)
 	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
 	    !(p = rsp_parse_hex(p, &addr)) || *p++ != ':' ||
 	    (*p != 'E' && *p != 'D'))
-		goto bad;
+		goto malformed;
 	enabled = *p++ == 'E';
 	if (*p++ != ':' || !(p = rsp_parse_hex(p, &step)) || *p++ != ':' ||
 	    !(p = rsp_parse_hex(p, &pass)))
-		goto bad;
+		goto malformed;
 	if (step) {
 		refuse(gc, "while-stepping is not supported by gtp", num);
 		return;
@@ -336,12 +336,12 @@ static void qtdp_define(struct gtp_conn *gc, const char *p)
 		p++;
 	if (*p) {
 		tp_free(tp);
-		goto bad;
+		goto malformed;
 	}
 	tp_insert(tp);
 	gtp_reply(gc, "OK");
 	return;
-bad:
+malformed:
 	gtp_console(gc, "gtp: malformed QTDP packet\n");
 	gtp_reply_error(gc, 1);
 }
@@ -473,7 +473,7 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	old_n = tp->nactions;
 	old_mask = tp->regmask;
 	if (parse_actions(gc, tp, acts))
-		goto undo;
+		goto drop_chunk;
 	/* Keep the chunk without its "more follows" '-' for qTfP. */
 	len = strlen(acts);
 	if (len && acts[len - 1] == '-')
@@ -481,20 +481,20 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	chunk = gtp_malloc(len + 1);
 	if (!chunk) {
 		refuse(gc, "out of memory", num);
-		goto undo;
+		goto drop_chunk;
 	}
 	memcpy(chunk, acts, len);
 	chunk[len] = '\0';
 	if (strlist_add(&tp->chunks, chunk)) {
 		gtp_free(chunk);
 		refuse(gc, "out of memory", num);
-		goto undo;
+		goto drop_chunk;
 	}
 	gtp_reply(gc, "OK");
 	gtp_free(chunk);
 	tp->frame_len = gtp_tp_exact_frame_len(tp);
 	return;
-undo:
+drop_chunk:
 	/* gdb was told the chunk failed: none of it may stay. */
 	while (tp->nactions > old_n)
 		prog_free(tp->actions[--tp->nactions].prog);

@@ -125,18 +125,18 @@ static void pkt_qtdv(struct gtp_conn *gc, char *args)
 	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
 	    !(p = rsp_parse_hex(p, &val)) || *p++ != ':' ||
 	    !(p = rsp_parse_hex(p, &builtin)) || *p++ != ':')
-		goto bad;
+		goto malformed;
 	nhex = strlen(p);
 	if (nhex / 2 >= sizeof(name) || rsp_hex2bin(p, nhex, (u8 *)name) < 0)
-		goto bad;
+		goto malformed;
 	name[nhex / 2] = '\0';
 	if (tsv_define(num, (s64)val, builtin, name)) {
 		gtp_console(gc, "gtp: too many trace state variables\n");
-		goto bad;
+		goto malformed;
 	}
 	gtp_reply(gc, "OK");
 	return;
-bad:
+malformed:
 	gtp_reply_error(gc, 1);
 }
 
