@@ -374,11 +374,11 @@ static void test_connect_sequence(void **state)
 }
 
 /*
- * tests/unit/user_env.c, when linked, serves gtp_read_nofault() only from
- * regions registered with it; otherwise user_rsp.c reads our own memory.
+ * tests/unit/user_env.c, linked into every unit test, serves
+ * gtp_read_nofault() only from regions registered with it (the one
+ * userspace gtp_read_nofault()).
  */
-int user_env_add_region(u64 addr, const void *bytes, size_t len)
-	__attribute__((weak));
+int user_env_add_region(u64 addr, const void *bytes, size_t len);
 
 static void test_mem_read(void **state)
 {
@@ -389,9 +389,8 @@ static void test_mem_read(void **state)
 	char pkt[64];
 	const char *r;
 
-	if (user_env_add_region)
-		assert_int_equal(user_env_add_region((uintptr_t)secret, secret,
-						     sizeof(secret)), 0);
+	assert_int_equal(user_env_add_region((uintptr_t)secret, secret,
+					     sizeof(secret)), 0);
 
 	snprintf(pkt, sizeof(pkt), "m%lx,4", (unsigned long)secret);
 	assert_string_equal(ask(gc, pkt), "4c696e75");
