@@ -19,6 +19,41 @@ GTP_KO = os.path.join(KMOD_DIR, "module", "gtp.ko")
 GDB = os.environ.get("GTP_GDB", "gdb")
 
 
+# The gdb preamble of a session: symbols first, then the target (on
+# connect gdb re-creates the target's tracepoints from their source
+# strings, which needs gtp_test's symbols).
+GDB_HEAD = """set pagination off
+set confirm off
+set width 0
+source %s
+gtp-load-module gtp_test
+target remote /proc/gtp
+""" % GTP_PY
+
+
+def raw_packets(*pkts):
+    """Send packets straight to /proc/gtp (no gdb); return the replies."""
+    fd = os.open("/proc/gtp", os.O_RDWR)
+    replies = []
+    try:
+        for p in pkts:
+            raw = p.encode()
+            os.write(fd, b"$" + raw + b"#%02x" % (sum(raw) & 0xff))
+            data = b""
+            while not re.search(rb"\$[^#]*#[0-9a-f]{2}$", data):
+                data += os.read(fd, 4096)
+            replies.append(data.decode())
+    finally:
+        os.close(fd)
+    return replies
+
+
+def reset_target():
+    """Forget what earlier tests left: definitions, frames, buffer modes."""
+    raw_packets("QTStop", "QTinit", "QTBuffer:circular:0",
+                "QTBuffer:size:-1", "QTDisconnected:0")
+
+
 class Timeout(AssertionError):
     pass
 

@@ -19,38 +19,18 @@ import os
 import re
 import struct
 
-from gtplib import GTP_PY, gdb_script, expect, expect_not
+from gtplib import GDB_HEAD, gdb_script, expect, expect_not, raw_packets
 
 N = 400                     # calls per CPU
 TF = "/tmp/ring_e2e.tf"
 
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-gtp-load-module gtp_test
-target remote /proc/gtp
-""" % GTP_PY
-
-
-def packets(*pkts):
-    """Talk RSP to /proc/gtp directly (no gdb): one reply per packet."""
-    fd = os.open("/proc/gtp", os.O_RDWR)
-    try:
-        for p in pkts:
-            raw = p.encode()
-            os.write(fd, b"$" + raw + b"#%02x" % (sum(raw) & 0xff))
-            reply = b""
-            while not re.search(rb"\$[^#]*#[0-9a-f]{2}$", reply):
-                reply += os.read(fd, 4096)
-    finally:
-        os.close(fd)
+HEAD = GDB_HEAD
 
 
 def run(circular, size):
     # Earlier sessions leave their definitions on the target (gdb would
     # adopt them): start from nothing.
-    packets("QTStop", "QTinit", "QTBuffer:circular:0", "QTBuffer:size:-1")
+    raw_packets("QTStop", "QTinit", "QTBuffer:circular:0", "QTBuffer:size:-1")
     body = """tvariable $cpu_id
 tvariable $rdtsc
 set circular-trace-buffer %s

@@ -11,39 +11,10 @@ import signal
 import subprocess
 import time
 
-from gtplib import GTP_KO, GTP_PY, gdb_script, expect, expect_not, ksym, past_fentry, sh
+from gtplib import (GDB_HEAD, GTP_KO, GTP_PY, gdb_script, expect, expect_not, ksym,
+                    past_fentry, raw_packets, reset_target, sh)
 
-# Symbols first: on connect gdb re-creates the target's tracepoints from
-# their source strings (qTfP), which needs the module's symbols.
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-gtp-load-module gtp_test
-target remote /proc/gtp
-""" % GTP_PY
-
-
-def raw_packets(*pkts):
-    """Send packets straight to /proc/gtp (no gdb); return the replies."""
-    fd = os.open("/proc/gtp", os.O_RDWR)
-    replies = []
-    try:
-        for p in pkts:
-            os.write(fd, b"$%s#%02x" % (p.encode(), sum(p.encode()) & 0xff))
-            data = b""
-            while not re.search(rb"\$[^#]*#..$", data):
-                data += os.read(fd, 4096)
-            replies.append(data.decode())
-    finally:
-        os.close(fd)
-    return replies
-
-
-def reset_target():
-    """Forget what earlier tests left: definitions, frames, buffer modes."""
-    raw_packets("QTStop", "QTinit", "QTBuffer:circular:0",
-                "QTBuffer:size:-1", "QTDisconnected:0")
+HEAD = GDB_HEAD
 
 
 def session(body, timeout=180, reset=True):
