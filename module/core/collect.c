@@ -308,6 +308,9 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 	return len;
 }
 
+/* Frames are u32-sized: any bound past this says "never fits" alike. */
+#define FRAME_LEN_CAP	0xffffffffULL
+
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
 {
 	u64 len = GTP_FRAME_HDR;
@@ -319,8 +322,16 @@ u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
 		if (a->type == GTP_ACT_REGS)
 			len += 1 + GTP_G_SIZE;
 		else if (a->type == GTP_ACT_MEM && a->len)
-			/* gtp_fb_trace() splits at 65535 bytes a block */
-			len += a->len + M_HDR * ((a->len + 0xfffe) / 0xffff);
+			/*
+			 * gtp_fb_trace() splits at 65535 bytes a block.  QTDP
+			 * bounds a->len (<= 1 GiB), and the sum saturates, so
+			 * it cannot wrap under QTStart's size check.
+			 */
+			len += min_t(u64, a->len, FRAME_LEN_CAP) +
+			       M_HDR * ((min_t(u64, a->len, FRAME_LEN_CAP) +
+					 0xfffe) / 0xffff);
+		if (len > FRAME_LEN_CAP)
+			return FRAME_LEN_CAP + 1;
 	}
 	return len;
 }

@@ -267,6 +267,10 @@ static int parse_def_options(struct gtp_conn *gc, struct gtp_tp *tp,
 			p++;
 			break;
 		case 'X':
+			if (tp->cond) {
+				refuse(gc, "more than one condition", tp->num);
+				return -EINVAL;
+			}
 			x = p;
 			p++;
 			if (parse_bytecode(gc, tp->num, &p, true, &tp->cond))
@@ -414,6 +418,13 @@ static int parse_actions(struct gtp_conn *gc, struct gtp_tp *tp,
 		case 'M':
 			a.type = GTP_ACT_MEM;
 			p = parse_mem(p, &a);
+			/* no frame is longer than the largest buffer */
+			if (p && a.len > GTP_MAX_BUF_SIZE) {
+				gtp_console(gc, "gtp: tracepoint %u: memory range of %llu bytes is longer than any trace buffer\n",
+					    tp->num, (unsigned long long)a.len);
+				gtp_reply_error(gc, 1);
+				return -EINVAL;
+			}
 			break;
 		case 'X':
 			a.type = GTP_ACT_EXPR;

@@ -188,6 +188,37 @@ static void test_verifier_refusal_explained(void **state)
 	assert_non_null(strstr(console, "action refused by the verifier"));
 }
 
+/*
+ * Issue 9 item 8: an M length near 2^64 wrapped gtp_tp_min_frame_len(),
+ * so QTStart's size check passed.  Such a length is refused at QTDP, and
+ * the frame-length bound saturates rather than wraps.
+ */
+static void test_huge_mem_length_refused(void **state)
+{
+	assert_string_equal(ask("QTDP:4:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-4:" ADDR16 ":M-1,0,ffffffffffffffff"),
+			    "E01");
+	assert_non_null(strstr(console, "tracepoint 4: memory range of 18446744073709551615 bytes is longer than any trace buffer"));
+	assert_string_equal(ask("QTDP:-4:" ADDR16 ":M-1,0,40000001"), "E01");
+	/* the largest a buffer can hold is accepted, and QTStart refuses it */
+	assert_string_equal(ask("QTDP:-4:" ADDR16 ":M-1,0,40000000"), "OK");
+	assert_true(gtp_tp_min_frame_len(gtp_tp_find(4, ADDR)) > (1ull << 30));
+	assert_string_equal(ask("QTStart"), "E01");
+	assert_non_null(strstr(console, "tracepoint 4: its frames need at least"));
+}
+
+/*
+ * Issue 9 item 6: a second condition in one QTDP overwrote (and leaked)
+ * the first one's program and image.  gdb never sends two: refused.
+ */
+static void test_two_conditions_refused(void **state)
+{
+	assert_string_equal(ask("QTDP:5:" ADDR16 ":E:0:0:" COND_X ":" COND_X),
+			    "E01");
+	assert_non_null(strstr(console, "tracepoint 5: more than one condition"));
+	assert_null(gtp_tp_find(5, ADDR));
+}
+
 static void test_malformed_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -600,6 +631,8 @@ int main(void)
 		T(test_qtdp_define_and_upload),
 		T(test_while_stepping_refused),
 		T(test_verifier_refusal_explained),
+		T(test_huge_mem_length_refused),
+		T(test_two_conditions_refused),
 		T(test_malformed_refused),
 		T(test_limits),
 		T(test_tsv_packets),
