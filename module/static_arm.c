@@ -26,18 +26,11 @@
  * Frames are built in per-CPU scratch space, as for kprobes, but unlike
  * kprobe handlers tracepoint probes nest: an interrupt can hit a
  * tracepoint while this CPU is inside a hit.  So there is one area per
- * interrupt context level (task, softirq, hardirq, NMI); a hit that finds
- * its level busy (recursion through a tracepoint in our own path) is
- * dropped rather than corrupting the frame under construction.
+ * interrupt context level (task, softirq, hardirq, NMI); the probe entry
+ * (gtp_static_hit()) lets at most one hit run per level and CPU, and drops
+ * a recursive one, so the area of the current level is ours.
  */
-#define NR_LEVELS	4
-
-struct arm_cpu {
-	u8 busy[NR_LEVELS];
-};
-
-static DEFINE_PER_CPU(struct arm_cpu, arm_cpu);
-static u8 *arm_scratch;		/* nr_cpu_ids * NR_LEVELS areas */
+static u8 *arm_scratch;		/* nr_cpu_ids * GTP_STATIC_LEVELS areas */
 static void **arm_handles;
 static unsigned int arm_n;
 
@@ -73,9 +66,7 @@ void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 {
 	const struct arm_tp *at = ctx;
 	struct gtp_tp *tp = at->tp;
-	unsigned int level;
 	size_t area;
-	u8 *busy;
 
 	/*
 	 * Most hits of a selective tracepoint fail its condition: decide
@@ -91,17 +82,10 @@ void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 		if (!ax_run(tp->cond, &env) && !env.err)
 			return;
 	}
-	level = interrupt_context_level();
-	busy = this_cpu_ptr(&arm_cpu)->busy + level;
-	area = (size_t)smp_processor_id() * NR_LEVELS + level;
-	if (*busy)
-		return;
-	*busy = 1;
-	barrier();	/* set before any frame byte is written */
+	area = (size_t)smp_processor_id() * GTP_STATIC_LEVELS +
+	       interrupt_context_level();
 	gtp_tp_hit(tp, regs, arm_scratch + area * GTP_SCRATCH_SIZE,
 		   GTP_SCRATCH_SIZE);
-	barrier();
-	*busy = 0;
 }
 
 static const char *attach_refusal(int err)
@@ -137,7 +121,7 @@ int gtp_static_arm(struct gtp_conn *gc)
 		return 0;
 	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
 	arm_tps = kcalloc(n, sizeof(*arm_tps), GFP_KERNEL);
-	arm_scratch = vmalloc(array3_size(nr_cpu_ids, NR_LEVELS,
+	arm_scratch = vmalloc(array3_size(nr_cpu_ids, GTP_STATIC_LEVELS,
 					  GTP_SCRATCH_SIZE));
 	if (!arm_handles || !arm_tps || !arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");

@@ -25,6 +25,8 @@
 #include <linux/module.h>
 #include <linux/tracepoint.h>
 #include <linux/slab.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <asm/segment.h>
 
 #include "static_tp.h"
@@ -50,13 +52,38 @@ void gtp_static_hit(struct gtp_static_regs *sr);
 void gtp_static_hit_pinned(struct gtp_static_regs *sr);
 
 /*
+ * Recursion guard.  A hit's own work can fire a tracepoint: every
+ * kernel-mode page fault fires exceptions:page_fault_kernel, including
+ * the faults our nofault reads take, so a condition that reads a bad
+ * pointer on that event would re-enter itself until the stack overflows.
+ * Hits nest on a CPU strictly LIFO, so the per-CPU word holds the context
+ * (interrupt bits of preempt_count, + 1) of the innermost hit running: a
+ * hit from the same context is a recursion and returns at once, while an
+ * interrupt (other bits) still nests.  The callbacks (static_arm.c
+ * scratch areas, static_debug.c) rely on this: one hit per context level
+ * per CPU.  Cheaper than interrupt_context_level() and a flag per level.
+ */
+static DEFINE_PER_CPU(unsigned int, gtp_static_owner);
+
+/*
  * The trampoline's C half: complete the register block and call the hit.
  * Runs inside the tracepoint with preemption off; must not sleep.
  */
 void notrace gtp_static_hit(struct gtp_static_regs *sr)
 {
 	const struct gtp_static_att *att = (void *)sr->regs.di;
+	unsigned int prev = this_cpu_read(gtp_static_owner);
+	unsigned int me = (preempt_count() &
+			   (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK)) + 1;
 
+	/*
+	 * Read and write need not be atomic: an interrupt in between nests
+	 * and restores the word before it returns.
+	 */
+	if (unlikely(prev == me))
+		return;
+	this_cpu_write(gtp_static_owner, me);
+	barrier();	/* claimed before anything can fire a tracepoint */
 	/* The frame is "at" the marker, as if __traceiter_EVENT ran. */
 	sr->regs.ip = att->addr;
 	sr->regs.cs = __KERNEL_CS;
@@ -67,6 +94,8 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 		gtp_static_tp_hit(att->ctx, &sr->regs);
 	else
 		att->hit(att->ctx, &sr->regs);
+	barrier();
+	this_cpu_write(gtp_static_owner, prev);
 }
 
 /*

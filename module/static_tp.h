@@ -89,6 +89,13 @@ int gtp_static_arm(struct gtp_conn *gc);
 /* Detach them; on return no hit of theirs is running. */
 void gtp_static_disarm(void);
 
+/*
+ * Interrupt context levels (interrupt_context_level(): task, softirq,
+ * hardirq, NMI).  The probe entry runs at most one hit per level and CPU
+ * (static_probe.c), so per-level scratch areas need no other lock.
+ */
+#define GTP_STATIC_LEVELS	4
+
 /* static_arm.c: the hit callback of armed tracepoints (ctx: their slot). */
 void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);
 

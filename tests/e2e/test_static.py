@@ -7,34 +7,12 @@ removal independently of a gdb session.
 """
 import re
 
-from gtplib import GTP_KO, GTP_PY, REPO, TEST_KO, expect, expect_not, gdb, gdb_script, ksym, sh
-
-KNOB = "/sys/module/gtp/parameters/static_debug"
-
-
-def knob(cmd=None):
-    if cmd is not None:
-        with open(KNOB, "w") as f:
-            f.write(cmd)
-    with open(KNOB) as f:
-        return f.read()
+from gtplib import (GDB_HEAD, GTP_KO, STATIC_KNOB as KNOB, TARGET, TEST_KO, connect, expect,
+                    expect_not, gdb, gdb_script, knob, ksym, reset_target, sh)
 
 
 def markers(regex=""):
-    return gdb("source %s" % GTP_PY, "gtp-load-module gtp_test", "target remote /proc/gtp",
-               "gtp-markers %s" % regex if regex else "info static-tracepoint-markers")
-
-
-def connect(*cmds):
-    """gdb connected to gtp with gtp_test's symbols loaded first: the target
-    may hold another test's definitions, which gdb re-parses on connect."""
-    return gdb("source %s" % GTP_PY, "gtp-load-module gtp_test",
-               "target remote /proc/gtp", *cmds)
-
-
-def reset_target():
-    """Drop every tracepoint definition left on the target (QTinit)."""
-    connect("maint packet QTinit")
+    return connect("gtp-markers %s" % regex if regex else "info static-tracepoint-markers")
 
 
 def marker_line(out, ident):
@@ -114,7 +92,7 @@ def test_module_loaded_after_gtp():
     reset_target()
     sh("rmmod gtp_test")
     try:
-        out = gdb("target remote /proc/gtp", "info static-tracepoint-markers")
+        out = gdb(TARGET, "info static-tracepoint-markers")
         expect_not(out, r"gtp_test:gtp_test_event")
     finally:
         sh("insmod %s" % TEST_KO)
@@ -145,11 +123,7 @@ def test_attached_module_is_pinned():
 # Symbols are loaded before connecting: the target still holds the previous
 # test's definitions, and gdb re-parses their conditions when it connects;
 # `delete` then drops them (tstart's QTinit clears them on the target).
-CONNECT = """source %s
-gtp-load-module gtp_test
-target remote /proc/gtp
-delete
-""" % GTP_PY
+CONNECT = GDB_HEAD + "delete\n"
 
 
 def fig14_script(cond, extra=""):
@@ -280,6 +254,36 @@ print $_sdata
     expect(out, r"^\$2 = 39$")
     expect(out, r'^\$3 = "arg1=0x[0-9a-f]+ arg2=0x27"$')
     expect_not(out, r"evaluation error|dropped|Error")
+
+
+def test_recursion_through_page_fault_tracepoint():
+    # Issue 9 item 1: every kernel-mode page fault fires
+    # exceptions:page_fault_kernel(address, regs, error_code), including
+    # the faults of gtp's own nofault reads.  A condition that reads the
+    # faulting address re-entered itself until the stack overflowed
+    # (double fault).  The probe entry now drops a hit that recurses at
+    # its own context level; the outer hit's read fails as an evaluation
+    # error, and nothing else happens.
+    reset_target()
+    out = gdb_script(CONNECT + """gtp-strace exceptions:page_fault_kernel if *(char *)$rsi == 0
+actions
+collect $rsi
+end
+tstart
+python
+for a in (0xffff800000000000, 0xffff800000001000):
+    try:
+        gdb.execute("x/b 0x%x" % a)
+    except gdb.error as e:
+        print(e)
+end
+tstop
+tstatus
+""")
+    expect(out, r"Cannot access memory at address 0xffff800000000000")
+    expect(out, r"Trace stopped by a tstop command")
+    expect(out, r"gtp: tracepoint 1 at 0x[0-9a-f]+: \d+ evaluation error\(s\), last: unreadable memory")
+    expect_not(out, r"Remote connection closed|internal-error")
 
 
 def test_strace_unknown_address_refused():
