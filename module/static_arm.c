@@ -5,8 +5,9 @@
  * gtp_host_arm() (kprobe.c) calls gtp_static_arm() first: every location
  * of gtp_tps with the 'S' flag, or plain but at a marker address, gets the
  * generic probe (static_probe.c) with gtp_static_tp_hit() as its callback,
- * which hands the hit to the tracepoint code (gtp_tp_hit(), collect.c)
- * exactly as a kprobe hit is handed over.
+ * which hands the hit to the tracepoint code (gtp_tp_precheck(), then
+ * gtp_tp_hit_held() or gtp_tp_hit(), collect.h) exactly as a kprobe hit is
+ * handed over: one fast path for both probe kinds.
  */
 #define pr_fmt(fmt) "gtp: static: " fmt
 
@@ -34,58 +35,33 @@ static u8 *arm_scratch;		/* nr_cpu_ids * GTP_STATIC_LEVELS areas */
 static void **arm_handles;
 static unsigned int arm_n;
 
-/* One armed location: the hit's context. */
-struct arm_tp {
-	struct gtp_tp *tp;
-	bool precheck;		/* condition without side effects */
-};
+/*
+ * The condition's environment, per CPU and context level like the scratch
+ * areas (hits nest across levels), not on the stack, where taking its
+ * address costs a stack-protector canary per hit.
+ */
+static DEFINE_PER_CPU(struct ax_env [GTP_STATIC_LEVELS], arm_env);
 
-static struct arm_tp *arm_tps;
-
-/* Can the condition run twice with the same outcome and no trace? */
-static bool cond_is_pure(const struct ax_prog *prog)
-{
-	u32 i;
-
-	for (i = 0; i < prog->ninsns; i++) {
-		switch (prog->insns[i].op) {
-		case AX_SETV:
-		case AX_TRACE:
-		case AX_TRACE_QUICK:
-		case AX_TRACE16:
-		case AX_TRACENZ:
-		case AX_TRACEV:
-		case AX_PRINTF:
-			return false;
-		}
-	}
-	return true;
-}
-
+/*
+ * The same fast path as kprobes (gtp_tp_precheck()): a pure condition is
+ * decided before anything else, and a true one is not run again.
+ */
 void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 {
-	const struct arm_tp *at = ctx;
-	struct gtp_tp *tp = at->tp;
-	size_t area;
+	struct gtp_tp *tp = ctx;
+	unsigned int level = interrupt_context_level();
+	enum gtp_precheck pre;
+	u8 *scratch;
 
-	/*
-	 * Most hits of a selective tracepoint fail its condition: decide
-	 * that first, before claiming scratch space.  gtp_tp_hit() re-runs
-	 * a condition that held (or failed to evaluate, to count the
-	 * error); being pure, it gives the same answer.
-	 */
-	if (at->precheck) {
-		struct ax_env env = { .regs = regs, .tp = tp };
-
-		if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
-			return;
-		if (!ax_run(tp->cond, &env) && !env.err)
-			return;
-	}
-	area = (size_t)smp_processor_id() * GTP_STATIC_LEVELS +
-	       interrupt_context_level();
-	gtp_tp_hit(tp, regs, arm_scratch + area * GTP_SCRATCH_SIZE,
-		   GTP_SCRATCH_SIZE);
+	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(arm_env) + level);
+	if (pre == GTP_PRE_FALSE)
+		return;
+	scratch = arm_scratch + ((size_t)smp_processor_id() *
+				 GTP_STATIC_LEVELS + level) * GTP_SCRATCH_SIZE;
+	if (pre == GTP_PRE_HELD)
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE);
+	else
+		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
 }
 
 static const char *attach_refusal(int err)
@@ -120,10 +96,9 @@ int gtp_static_arm(struct gtp_conn *gc)
 	if (!n)
 		return 0;
 	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
-	arm_tps = kcalloc(n, sizeof(*arm_tps), GFP_KERNEL);
 	arm_scratch = vmalloc(array3_size(nr_cpu_ids, GTP_STATIC_LEVELS,
 					  GTP_SCRATCH_SIZE));
-	if (!arm_handles || !arm_tps || !arm_scratch) {
+	if (!arm_handles || !arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
 		ret = -ENOMEM;
 		goto disarm;
@@ -131,9 +106,7 @@ int gtp_static_arm(struct gtp_conn *gc)
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (!tp->is_static)
 			continue;
-		arm_tps[arm_n].tp = tp;
-		arm_tps[arm_n].precheck = tp->cond && cond_is_pure(tp->cond);
-		ret = gtp_static_attach(tp->addr, gtp_static_tp_hit, &arm_tps[arm_n],
+		ret = gtp_static_attach(tp->addr, gtp_static_tp_hit, tp,
 					&arm_handles[arm_n]);
 		if (ret) {
 			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
@@ -157,8 +130,6 @@ void gtp_static_disarm(void)
 	arm_n = 0;
 	kfree(arm_handles);
 	arm_handles = NULL;
-	kfree(arm_tps);
-	arm_tps = NULL;
 	vfree(arm_scratch);
 	arm_scratch = NULL;
 }
