@@ -30,6 +30,8 @@ gtp-load-module gtp_test
 target remote /proc/gtp
 """ % GTP_PY
 
+TARGET = "target remote /proc/gtp"
+
 
 def raw_packets(*pkts):
     """Send packets straight to /proc/gtp (no gdb); return the replies."""
@@ -52,6 +54,34 @@ def reset_target():
     """Forget what earlier tests left: definitions, frames, buffer modes."""
     raw_packets("QTStop", "QTinit", "QTBuffer:circular:0",
                 "QTBuffer:size:-1", "QTDisconnected:0")
+
+
+def connect(*cmds):
+    """gdb connected to gtp with gtp_test's symbols loaded first: the target
+    may hold another test's definitions, which gdb re-parses on connect."""
+    return gdb("source %s" % GTP_PY, "gtp-load-module gtp_test", TARGET, *cmds)
+
+
+# gtp's module parameters (knobs): jit, jit_mem, jit_images, static_debug.
+PARAMS = "/sys/module/gtp/parameters"
+STATIC_KNOB = os.path.join(PARAMS, "static_debug")
+
+
+def param(name, value=None):
+    """Write value (if given) to gtp's module parameter name; return its text."""
+    path = os.path.join(PARAMS, name)
+    if value is not None:
+        with open(path, "w") as f:
+            f.write(value)
+    with open(path) as f:
+        return f.read()
+
+
+def knob(cmd=None):
+    """The static probe's debug knob (static_debug): a command such as
+    "capture SYS:EVENT", "cond SYS:EVENT HEX" or "off" if given, then its
+    state ("attached=N hits=N true=N sdata=...")."""
+    return param("static_debug", cmd)
 
 
 class Timeout(AssertionError):

@@ -6,9 +6,7 @@ import errno
 import os
 import stat
 
-from gtplib import gdb, gdb_script, expect, expect_not, ksym
-
-TARGET = "target remote /proc/gtp"
+from gtplib import TARGET, gdb, gdb_script, expect, expect_not, ksym
 
 
 def test_proc_file_mode():

@@ -12,10 +12,10 @@ cannot run says so on gdb's console at tstart, never silently.
 """
 import re
 
-from gtplib import GTP_PY, gdb_script, expect, expect_not, sh
+from gtplib import GTP_PY, gdb_script, expect, expect_not, param, sh
 
-PARAM = "/sys/module/gtp/parameters/jit"
-
+# Not gtplib's GDB_HEAD: connecting before gtp_test's symbols are loaded,
+# gdb does not adopt the tracepoint the previous session left on the target.
 HEAD = """set pagination off
 set confirm off
 set width 0
@@ -26,8 +26,7 @@ gtp-load-module gtp_test
 
 
 def set_jit(on):
-    sh("echo %d > %s" % (1 if on else 0, PARAM))
-    assert sh("cat %s" % PARAM).strip() == ("Y" if on else "N")
+    assert param("jit", "1" if on else "0").strip() == ("Y" if on else "N")
 
 
 def session(cond, collect, n, nframes):
@@ -71,7 +70,7 @@ def both_ways(cond, collect, n, nframes):
 
 
 def test_jit_default_on():
-    assert sh("cat %s" % PARAM).strip() == "Y"
+    assert param("jit").strip() == "Y"
 
 
 def test_fig12_same_frames_jit_on_off():
@@ -113,7 +112,7 @@ def test_jit_memory_of_this_kernel():
     # (text_poke-written, never writable) where the kernel has one for
     # module text: x86 since 6.13 (Debian's 7.x).
     ver, rel = _kernel_version()
-    mem = sh("cat /sys/module/gtp/parameters/jit_mem").strip()
+    mem = param("jit_mem").strip()
     if ver < (6, 10):
         want = "module_alloc"
     elif ver < (6, 13):

@@ -19,7 +19,7 @@ import os
 import re
 import struct
 
-from gtplib import GDB_HEAD, gdb_script, expect, expect_not, raw_packets
+from gtplib import GDB_HEAD, gdb_script, expect, expect_not, reset_target
 
 N = 400                     # calls per CPU
 TF = "/tmp/ring_e2e.tf"
@@ -30,7 +30,7 @@ HEAD = GDB_HEAD
 def run(circular, size):
     # Earlier sessions leave their definitions on the target (gdb would
     # adopt them): start from nothing.
-    raw_packets("QTStop", "QTinit", "QTBuffer:circular:0", "QTBuffer:size:-1")
+    reset_target()
     body = """tvariable $cpu_id
 tvariable $rdtsc
 set circular-trace-buffer %s

@@ -11,8 +11,8 @@ import signal
 import subprocess
 import time
 
-from gtplib import (GDB_HEAD, GTP_KO, GTP_PY, gdb_script, expect, expect_not, ksym,
-                    past_fentry, raw_packets, reset_target, sh)
+from gtplib import (GDB_HEAD, GTP_KO, gdb_script, expect, expect_not, ksym, past_fentry,
+                    reset_target, sh)
 
 HEAD = GDB_HEAD
 
