@@ -35,7 +35,7 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps deps-matrix tools check check-matrix unit e2e demo bench dkms doccheck clean
+.PHONY: all modules deps deps-matrix tools check check-matrix unit e2e demo bench dkms doccheck lockdown-check clean
 all: modules
 
 modules:
@@ -86,7 +86,11 @@ demo: deps
 KERNEL_DOC ?= $(lastword $(sort $(wildcard /usr/lib/linux-kbuild-*/scripts/kernel-doc)))
 DOC_SRCS := $(wildcard module/*.[ch] module/core/*.[ch] jit/*.[ch])
 
-CHECK_EXTRA += doccheck
+CHECK_EXTRA += doccheck lockdown-check
+# gtp obeys kernel lockdown (a guest boot of the default kernel).
+lockdown-check:
+	tests/vm/lockdown-check
+
 doccheck:
 	@test -n "$(KERNEL_DOC)" || { echo "doccheck: no scripts/kernel-doc (make deps)" >&2; exit 1; }
 	@out=$$($(KERNEL_DOC) -Wall -none $(filter-out %.mod.c,$(DOC_SRCS)) 2>&1); \

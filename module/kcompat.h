@@ -89,4 +89,19 @@ static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
 #define gtp_probe_pin_cpu()	preempt_disable_notrace()
 #define gtp_probe_unpin_cpu()	preempt_enable_notrace()
 
+/*
+ * Kernel lockdown: gtp reads kernel memory (as /proc/kcore does) and
+ * places kprobes, so it obeys the same confidentiality reasons the kernel
+ * checks for those (the same names from 6.1 to 7.x).  security_locked_down()
+ * logs the refusal itself.
+ */
+#include <linux/security.h>
+
+static inline int gtp_locked_down(void)
+{
+	int ret = security_locked_down(LOCKDOWN_KCORE);
+
+	return ret ? ret : security_locked_down(LOCKDOWN_KPROBES);
+}
+
 #endif /* GTP_KCOMPAT_H */

@@ -67,9 +67,14 @@ static void gtp_update_hints(struct gtp_conn *gc)
 static int gtp_open(struct inode *inode, struct file *file)
 {
 	struct gtp_file *f;
+	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	/* under lockdown, refused as /proc/kcore and kprobe_events are */
+	ret = gtp_locked_down();
+	if (ret)
+		return ret;
 	if (atomic_cmpxchg(&gtp_open_count, 0, 1))
 		return -EBUSY;
 	if (!try_module_get(THIS_MODULE)) {

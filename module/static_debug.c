@@ -124,6 +124,15 @@ static int dbg_set(const char *val, const struct kernel_param *kp)
 	char *p, *tok;
 	u64 addr;
 
+	/*
+	 * The knob runs bytecode on any tracepoint: the same policy as
+	 * /proc/gtp, whatever the file mode says.
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = gtp_locked_down();
+	if (ret)
+		return ret;
 	buf = kstrdup(val, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
