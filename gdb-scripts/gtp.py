@@ -9,6 +9,9 @@
 #   gtp-load-module NAME [FILE]   add-symbol-file for a loaded module, with
 #                                 every section at its /sys/module address
 #   gtp-ksym NAME                 print a kernel symbol's address (kallsyms)
+#
+# gtp_static.py adds gtp-markers/gtp-strace (static tracepoints),
+# gtp_hist.py gtp-hist/gtp-count/gtp-stats (histograms of a trace).
 import atexit
 import os
 import re
@@ -165,3 +168,4 @@ Usage: gtp-ksym NAME"""
 LoadModule()
 Ksym()
 exec(open(os.path.join(_HERE, "gtp_static.py")).read())  # static tracepoints (issue 6)
+exec(open(os.path.join(_HERE, "gtp_hist.py")).read())  # histograms of a trace (issue 16)

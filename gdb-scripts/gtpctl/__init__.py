@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl - gtp without gdb (python3 standard library only).
+
+The `gtp-ctl` launcher next to this package runs main.main().  One module
+per concept:
+
+  main.py        argparse front end; every subcommand module registers
+                 itself (SUBCOMMANDS) with register(subparsers)
+  trace.py       a trace in memory: tracepoint definitions, trace state
+                 variables, frames and their R/M/V blocks
+  tfile.py       reading gdb's trace file format (tsave)
+  remote.py      gdb's remote protocol on /proc/gtp (no gdb needed)
+  keys.py        the key language: what a frame's value is, without DWARF
+  summary.py     histograms, counts, statistics (shared with gdb's gtp-hist)
+  cmd_summary.py the hist, count and stats subcommands
+  plot.py        the plot subcommand: an SVG timeline and histogram
+"""

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl/cmd_summary.py - gtp-ctl hist, count and stats.
+
+The same pictures as gdb's gtp-hist/gtp-count/gtp-stats (summary.py
+prints both), over a tsave'd file or the live target, with KEY in the
+key language of keys.py instead of a gdb expression.
+"""
+from . import keys, source, summary
+from .trace import TraceError
+
+EPILOG = keys.__doc__.split("\n", 2)[2]
+
+
+def _frames(args, trace):
+    if not trace.frames:
+        raise TraceError("%s holds no trace frames" % trace.origin)
+    tp = getattr(args, "tp", None)
+    if tp is not None and tp not in trace.tracepoints and \
+            not any(f.tpnum == tp for f in trace.frames):
+        raise TraceError("%s has no tracepoint %d (tracepoints: %s)" % (
+            trace.origin, tp, ", ".join(str(n) for n in sorted(trace.tracepoints)) or "none"))
+    for f in trace.frames:
+        if tp is None or f.tpnum == tp:
+            yield f
+
+
+def collect(args, trace):
+    """(Collector, frames seen) of args.key over the selected frames."""
+    key = keys.Key(args.key, trace)
+    cond = keys.Cond(args.cond, trace) if args.cond else None
+    col = summary.Collector()
+    seen = 0
+    for f in _frames(args, trace):
+        seen += 1
+        if cond is None or cond(f):
+            col.add(key(f))
+    if not seen:
+        raise TraceError("%s holds no frames of tracepoint %d" % (trace.origin, args.tp))
+    return col, seen
+
+
+def _header(name, args, col, seen):
+    where = []
+    if args.tp is not None:
+        where.append("tracepoint %d" % args.tp)
+    if args.cond:
+        where.append("if %s" % args.cond)
+    print("%s %s: %d of %d frame(s)%s, %d unavailable" % (
+        name, args.key, col.total, seen, (" (" + ", ".join(where) + ")") if where else "",
+        col.unavailable))
+
+
+def run_hist(args):
+    linear = None
+    if args.linear:
+        try:
+            linear = summary.parse_linear(args.linear)
+        except ValueError as e:
+            raise TraceError(str(e))
+    col, seen = collect(args, source.load(args))
+    _header("gtp-hist", args, col, seen)
+    print(summary.format_hist(col, linear), end="")
+
+
+def run_count(args):
+    col, seen = collect(args, source.load(args))
+    _header("gtp-count", args, col, seen)
+    print(summary.format_count(col, args.top or None), end="")
+
+
+def run_stats(args):
+    col, seen = collect(args, source.load(args))
+    _header("gtp-stats", args, col, seen)
+    print(summary.format_stats(col), end="")
+
+
+def _common(p):
+    p.add_argument("key", metavar="KEY", help="what to look at (key language below)")
+    p.add_argument("--if", dest="cond", metavar="'KEY OP NUMBER'",
+                   help="only frames where this holds (OP: == != < <= > >=)")
+    p.add_argument("--tp", type=int, metavar="N",
+                   help="only frames of tracepoint N (the target's number)")
+    source.add_arguments(p)
+
+
+def register(sub, formatter):
+    p = sub.add_parser("hist", help="power-of-two (or linear) histogram of KEY",
+                       description="Histogram of KEY over the trace frames, in "
+                       "bpftrace's layout: [lo, hi) count |@@@@|.  Frames where KEY "
+                       "is unavailable get their own row.",
+                       epilog=EPILOG, formatter_class=formatter)
+    _common(p)
+    p.add_argument("--linear", metavar="MIN,MAX,STEP",
+                   help="linear buckets of STEP from MIN to MAX instead of powers of two")
+    p.set_defaults(func=run_hist)
+
+    p = sub.add_parser("count", help="frames per distinct value of KEY",
+                       description="Frames per distinct value of KEY, most frequent "
+                       "first.", epilog=EPILOG, formatter_class=formatter)
+    _common(p)
+    p.add_argument("--top", type=int, default=20, metavar="N",
+                   help="show the N most frequent values (default 20, 0: all)")
+    p.set_defaults(func=run_count)
+
+    p = sub.add_parser("stats", help="count, min, max, mean, p50, p99 of KEY",
+                       description="count, min, max, mean, p50 and p99 (nearest "
+                       "rank) of KEY; unavailable frames are counted apart.",
+                       epilog=EPILOG, formatter_class=formatter)
+    _common(p)
+    p.set_defaults(func=run_stats)

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl/main.py - the gtp-ctl front end.
+
+Each subcommand lives in its own module with register(subparsers,
+formatter), which adds its parser(s) and sets func; adding a subcommand is
+one module and one line in SUBCOMMANDS.  Errors a user can fix
+(TraceError, KeyError_) print "gtp-ctl: ..." and exit 1; usage errors
+exit 2 (argparse).
+"""
+import argparse
+import sys
+
+from . import cmd_summary, plot
+from .keys import KeyError_
+from .trace import TraceError
+
+SUBCOMMANDS = (cmd_summary, plot)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="gtp-ctl",
+        description="gtp without gdb: look at a trace saved with gdb's tsave, or "
+                    "at the stopped trace on /proc/gtp.",
+        formatter_class=_Formatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for mod in SUBCOMMANDS:
+        mod.register(sub, _Formatter)
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (TraceError, KeyError_) as e:
+        print("gtp-ctl %s: %s" % (args.command, e), file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    return 0

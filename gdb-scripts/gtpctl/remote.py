@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl/remote.py - gdb's remote protocol on /proc/gtp, without gdb.
+
+Remote is a minimal client: $packet#checksum out, one reply back (the
+stub's '+' acknowledgements skipped, run-length encoding and '}' escapes
+decoded).  It asks for no-ack mode first, as gdb does.
+
+load() reads a stopped trace the way gdb's tsave does: qTStatus, the
+trace state variables (qTfV/qTsV), the tracepoint definitions with their
+source strings (qTfP/qTsP), then the frames in trace-file format
+(qTBuffer:offset,length until 'l'), so a live trace and a tsave'd file
+become the same Trace.
+"""
+import errno
+import os
+import re
+
+from .trace import Trace, TraceError
+
+DEFAULT_TARGET = "/proc/gtp"
+_PKT = re.compile(rb"\$([^#$]*)#([0-9a-fA-F]{2})")
+
+
+def _decode(raw):
+    """Undo '}' escapes and '*' run-length encoding of a reply."""
+    out = bytearray()
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == 0x7d and i + 1 < n:             # '}' escape
+            out.append(raw[i + 1] ^ 0x20)
+            i += 2
+        elif c == 0x2a and out and i + 1 < n:   # '*' run length
+            out += bytes([out[-1]]) * (raw[i + 1] - 29)
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return bytes(out)
+
+
+class Remote:
+    def __init__(self, path=DEFAULT_TARGET):
+        self.path = path
+        try:
+            self.fd = os.open(path, os.O_RDWR)
+        except OSError as e:
+            if e.errno == errno.EBUSY:
+                raise TraceError("%s is busy: a gdb (or another gtp-ctl) has it open; "
+                                 "detach it, or tsave in gdb and use -f FILE" % path)
+            if e.errno == errno.ENOENT:
+                raise TraceError("%s does not exist: is gtp.ko loaded?" % path)
+            if e.errno in (errno.EACCES, errno.EPERM):
+                raise TraceError("%s: permission denied (needs root: CAP_SYS_ADMIN)" % path)
+            raise TraceError("cannot open %s: %s" % (path, e.strerror))
+        self.ack = True
+        self.pending = b""
+        if self.send("QStartNoAckMode") == "OK":
+            self.ack = False
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def send(self, pkt):
+        raw = pkt.encode()
+        os.write(self.fd, b"$" + raw + b"#%02x" % (sum(raw) & 0xff))
+        data = self.pending
+        while True:
+            m = _PKT.search(data)
+            if m:
+                break
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                raise TraceError("%s closed the connection" % self.path)
+            data += chunk
+        self.pending = data[m.end():]
+        if self.ack:
+            os.write(self.fd, b"+")
+        return _decode(m.group(1)).decode("latin-1")
+
+
+def _list(rem, first, nxt):
+    out = []
+    r = rem.send(first)
+    while r and r != "l":
+        if r.startswith("E"):
+            raise TraceError("%s: %s answered %s" % (rem.path, first, r))
+        out.append(r)
+        r = rem.send(nxt)
+    return out
+
+
+def load(path=DEFAULT_TARGET):
+    """The stopped trace on the target at path, as a Trace."""
+    with Remote(path) as rem:
+        tr = Trace(path)
+        st = rem.send("qTStatus")
+        if not st.startswith("T"):
+            raise TraceError("%s: unexpected trace status %r" % (path, st))
+        tr.add_status(st)
+        if st.startswith("T1"):
+            raise TraceError("%s: the trace is running; stop it first (tstop in gdb), "
+                             "frames are readable once it stops" % path)
+        for v in _list(rem, "qTfV", "qTsV"):
+            tr.add_tsv(v)
+        for p in _list(rem, "qTfP", "qTsP"):
+            tr.add_piece(p)
+        buf = bytearray()
+        while True:
+            r = rem.send("qTBuffer:%x,%x" % (len(buf), 0x1f00))
+            if r == "l":
+                break
+            if not r or r.startswith("E"):
+                raise TraceError("%s: cannot read the trace buffer (qTBuffer: %r)"
+                                 % (path, r))
+            buf += bytes.fromhex(r)
+        tr.add_frames(bytes(buf))
+        if tr.frames:
+            # the register block size is the size of the 'g' reply
+            r = rem.send("QTFrame:0")
+            if r.startswith("F"):
+                g = rem.send("g")
+                if g and not g.startswith("E"):
+                    tr.regsize = len(g) // 2
+            rem.send("QTFrame:ffffffff")
+        return tr

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl/trace.py - a trace in memory, however it was read.
+
+A Trace holds what gdb's trace file holds (protocol reference 6): the
+register block size, the status, the trace state variables, the
+tracepoint definitions (the qTfP pieces: T definition, A actions, Z source
+strings, V hit counts) and the frames.  tfile.py fills one from a file,
+remote.py from /proc/gtp; keys.py and the subcommands only see this.
+
+A frame is the tfile frame format: int16 tracepoint number, u32 size,
+then blocks 'R' regs | 'M' u64 addr u16 len bytes | 'V' s32 tsv s64 value.
+Frames are parsed when first looked at.
+"""
+import struct
+
+# gdb's amd64 'g' layout: 17 64-bit registers, then eflags and the
+# segment registers as 32-bit values (164 bytes).
+REGS64 = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+          "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip")
+REGS32 = ("eflags", "cs", "ss", "ds", "es", "fs", "gs")
+REG_NUM = {n: i for i, n in enumerate(REGS64 + REGS32)}
+RIP = REG_NUM["rip"]
+
+
+def reg_offset(num):
+    """(offset, size) of gdb register num in the R block."""
+    if num < len(REGS64):
+        return num * 8, 8
+    return len(REGS64) * 8 + (num - len(REGS64)) * 4, 4
+
+
+class TraceError(Exception):
+    """A trace (file or target) gtp-ctl cannot use; the text says why."""
+
+
+class Tracepoint:
+    def __init__(self, number, addr):
+        self.number = number
+        self.addr = addr
+        self.enabled = True
+        self.cond = None          # source text
+        self.at = None            # source text of the location
+        self.actions = []         # action strings (A pieces), in order
+        self.commands = []        # source lines (Z cmd pieces), in order
+        self.hits = None
+
+    def regmask(self):
+        """Registers the actions collect (bit i = gdb register i)."""
+        mask = 0
+        for a in self.actions:
+            for kind, val in parse_actions(a):
+                if kind == "R":
+                    mask |= val
+        return mask
+
+    def mem_blocks(self):
+        """[(basereg, offset, len)] of the M actions."""
+        return [val for a in self.actions for kind, val in parse_actions(a)
+                if kind == "M"]
+
+    def expr_actions(self):
+        return sum(1 for a in self.actions for kind, _ in parse_actions(a)
+                   if kind == "X")
+
+    def collect_items(self):
+        """The items of the tracepoint's `collect` lines, as written."""
+        items = []
+        for line in self.commands:
+            s = line.strip()
+            if s.startswith("collect"):
+                body = s[len("collect"):]
+                if body.startswith("/"):
+                    body = body.split(None, 1)[1] if " " in body else ""
+                items += [i.strip() for i in split_commas(body) if i.strip()]
+        return items
+
+
+def split_commas(text):
+    """Split on top-level commas (not inside parentheses or brackets)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+def parse_actions(s):
+    """Walk one action string: [("R", mask) | ("M", (base, off, len)) |
+    ("X", bytecode_len) | ("L", None)]; stepping ('S' prefix) actions are
+    skipped (gtp refuses while-stepping anyway)."""
+    out = []
+    i = 0
+    if s.startswith("S"):
+        return out
+    while i < len(s):
+        c = s[i]
+        if c == "R":
+            j = i + 1
+            while j < len(s) and s[j] in "0123456789abcdefABCDEF":
+                j += 1
+            out.append(("R", int(s[i + 1:j] or "0", 16)))
+            i = j
+        elif c == "M":
+            j = i + 1
+            parts = []
+            for _ in range(3):
+                k = j
+                while k < len(s) and (s[k] in "0123456789abcdefABCDEF-"):
+                    k += 1
+                parts.append(s[j:k])
+                j = k + 1 if k < len(s) and s[k] == "," else k
+            try:
+                base, off, ln = int(parts[0], 16), int(parts[1], 16), int(parts[2], 16)
+            except ValueError:
+                raise TraceError("malformed M action in %r" % s)
+            out.append(("M", (base, off, ln)))
+            i = j
+        elif c == "X":
+            ln = int(s[i + 1:i + 9], 16)
+            out.append(("X", ln))
+            i = i + 10 + 2 * ln
+        elif c == "L":
+            out.append(("L", None))
+            i += 1
+        else:
+            raise TraceError("unknown action %r in %r" % (c, s))
+    return out
+
+
+class Frame:
+    __slots__ = ("index", "tpnum", "data", "_parsed", "regs", "mem", "tsv")
+
+    def __init__(self, index, tpnum, data):
+        self.index = index
+        self.tpnum = tpnum
+        self.data = data
+        self._parsed = False
+
+    def parse(self, regsize):
+        if self._parsed:
+            return
+        self.regs = None
+        self.mem = []
+        self.tsv = {}
+        d, i, n = self.data, 0, len(self.data)
+        while i < n:
+            t = d[i]
+            if t == 0x52:                       # 'R'
+                if self.regs is None:
+                    self.regs = d[i + 1:i + 1 + regsize]
+                i += 1 + regsize
+            elif t == 0x4d:                     # 'M'
+                addr, ln = struct.unpack_from("<QH", d, i + 1)
+                self.mem.append((addr, d[i + 11:i + 11 + ln]))
+                i += 11 + ln
+            elif t == 0x56:                     # 'V'
+                num, val = struct.unpack_from("<iq", d, i + 1)
+                self.tsv[num] = val             # the last one wins
+                i += 13
+            else:
+                raise TraceError("frame %d: unknown block type %r at byte %d"
+                                 % (self.index, chr(t), i))
+        self._parsed = True
+
+    def read(self, addr, size):
+        """size bytes at addr from the first M block holding them, or None."""
+        for a, b in self.mem:
+            if a <= addr and addr + size <= a + len(b):
+                return b[addr - a:addr - a + size]
+        return None
+
+
+class Trace:
+    def __init__(self, origin):
+        self.origin = origin      # a file name or a target path, for messages
+        self.regsize = 164
+        self.status = {}
+        self.tsvs = {}            # number -> name (without '$')
+        self.tracepoints = {}     # target number -> Tracepoint
+        self.frames = []
+
+    def tsv_number(self, name):
+        for n, nm in self.tsvs.items():
+            if nm == name:
+                return n
+        return None
+
+    def add_piece(self, piece):
+        """One qTfP piece / tfile 'tp' line: T, A, S, Z or V."""
+        kind, rest = piece[0], piece[1:]
+        f = rest.split(":")
+        if len(f) < 2:
+            raise TraceError("malformed tracepoint piece %r" % piece)
+        num, addr = int(f[0], 16), int(f[1], 16)
+        tp = self.tracepoints.get(num)
+        if tp is None:
+            tp = self.tracepoints[num] = Tracepoint(num, addr)
+        if kind == "T":
+            tp.enabled = len(f) > 2 and f[2] == "E"
+        elif kind == "A":
+            tp.actions.append(":".join(f[2:]))
+        elif kind == "Z" and len(f) >= 6:
+            text = bytes.fromhex(f[5]).decode(errors="replace")
+            if f[2] == "at":
+                tp.at = text
+            elif f[2] == "cond":
+                tp.cond = text
+            elif f[2] == "cmd":
+                tp.commands.append(text)
+        elif kind == "V" and len(f) >= 3:
+            tp.hits = int(f[2], 16)
+
+    def add_tsv(self, text):
+        """"n:value:builtin:hexname" (qTfV / tfile 'tsv' line)."""
+        f = text.split(":")
+        if len(f) < 4:
+            raise TraceError("malformed trace state variable %r" % text)
+        self.tsvs[int(f[0], 16)] = bytes.fromhex(f[3]).decode(errors="replace")
+
+    def add_status(self, text):
+        for field in text.split(";")[1:]:
+            k, _, v = field.partition(":")
+            self.status[k] = v
+
+    def add_frames(self, buf):
+        """Frames back to back (qTBuffer bytes / a tfile's tail)."""
+        i, n = 0, len(buf)
+        while i + 2 <= n:
+            tpnum, = struct.unpack_from("<h", buf, i)
+            if tpnum == 0:
+                break
+            if i + 6 > n:
+                raise TraceError("%s: truncated frame header at byte %d" % (self.origin, i))
+            size, = struct.unpack_from("<I", buf, i + 2)
+            if i + 6 + size > n:
+                raise TraceError("%s: frame %d is truncated (%d bytes missing)"
+                                 % (self.origin, len(self.frames), i + 6 + size - n))
+            self.frames.append(Frame(len(self.frames), tpnum, buf[i + 6:i + 6 + size]))
+            i += 6 + size

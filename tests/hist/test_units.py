@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""gtp-ctl's pure-Python parts on the host (issue 16): buckets, labels,
+percentiles, the trace-file reader, the key language, reply decoding.
+
+Inputs are synthetic here (the guest tests in tests/e2e/test_hist.py use
+real frames); expected values are computed independently in this file.
+Prints TAP; exits 0 when all passed, 1 otherwise.
+"""
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+from gtpctl import keys, remote, summary, tfile  # noqa: E402
+from gtpctl.trace import TraceError  # noqa: E402
+
+CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
+
+
+def test_log2_buckets_match_brute_force():
+    rnd = random.Random(16)
+    vals = [rnd.randrange(-5, 1 << rnd.randrange(1, 40)) for _ in range(3000)] + [0, 1, 2, 3, 4]
+    col = summary.Collector()
+    for v in vals:
+        col.add(v)
+    for label, n, (lo, hi) in summary.hist_rows(col):
+        want = sum(1 for v in vals if (lo is None or v >= lo) and v < hi)
+        assert n == want, (label, n, want)
+    assert sum(n for _, n, _ in summary.hist_rows(col)) == len(vals)
+
+
+def test_labels():
+    assert summary.log2_label(summary.log2_bucket(300)) == "[256, 512)"
+    assert summary.log2_label(summary.log2_bucket(1500)) == "[1K, 2K)"
+    assert summary.log2_label(summary.log2_bucket(3 << 20)) == "[2M, 4M)"
+    assert summary.log2_label(summary.log2_bucket(0)) == "[0]"
+    assert summary.log2_label(summary.log2_bucket(-7)) == "(..., 0)"
+    lin = summary.parse_linear("0,100,25")
+    assert [lin.label(lin.bucket(v)) for v in (-1, 0, 99, 100)] == \
+        ["(..., 0)", "[0, 25)", "[75, 100)", "[100, ...)"]
+
+
+def test_unavailable_row_and_bars():
+    col = summary.Collector()
+    for v in [5] * 10 + [100] * 5:
+        col.add(v)
+    col.add(summary.UNAVAILABLE)
+    text = summary.format_hist(col)
+    lines = text.splitlines()
+    assert lines[0].startswith("[4, 8) ") and lines[0].endswith("|" + "@" * 52 + "|"), text
+    assert lines[-1].startswith("<unavailable>") and " 1 |@@@@@ " in lines[-1], text
+    assert len(lines) == 5 + 1, text     # [4, 8) .. [64, 128), then <unavailable>
+
+
+def test_percentiles_nearest_rank():
+    vals = list(range(1, 101))
+    assert summary.percentile(vals, 50) == 50 and summary.percentile(vals, 99) == 99
+    assert summary.percentile([7], 99) == 7
+    col = summary.Collector()
+    for v in (3, 1, 2):
+        col.add(v)
+    s = summary.stats(col)
+    assert (s["min"], s["max"], s["mean"], s["p50"]) == (1, 3, 2.0, 2), s
+
+
+def test_count_top():
+    col = summary.Collector()
+    for v in [1] * 3 + [2] * 5 + [3]:
+        col.add(v)
+    rows, rest = summary.count_rows(col, 2)
+    assert rows == [(2, 5), (1, 3)] and rest == [(3, 1)]
+
+
+def _tfile(frames, tsvs=("cpu_id",), cmds=("collect $rdi, $cpu_id",), actions=("R20",)):
+    hx = lambda s: s.encode().hex()  # noqa: E731
+    lines = ["R a4", "status 0;tstop::0;tframes:%x" % len(frames)]
+    lines += ["tsv %x:0:1:%s" % (i + 1, hx(n)) for i, n in enumerate(tsvs)]
+    lines += ["tp T1:ffffffffc0001000:E:0:0"]
+    lines += ["tp A1:ffffffffc0001000:" + a for a in actions]
+    lines += ["tp Z1:ffffffffc0001000:cmd:0:%x:%s" % (len(c), hx(c)) for c in cmds]
+    body = b""
+    for rdi, cpu, mem in frames:
+        regs = [0] * 17
+        regs[5] = rdi
+        regs[16] = 0xffffffffc0001000
+        blocks = b"R" + struct.pack("<17Q7I", *(regs + [0] * 7))
+        if cpu is not None:
+            blocks += b"V" + struct.pack("<iq", 1, cpu)
+        if mem is not None:
+            blocks += b"M" + struct.pack("<QHi", 0x1000, 4, mem)
+        body += struct.pack("<hI", 1, len(blocks)) + blocks
+    f = tempfile.NamedTemporaryFile(suffix=".tf", delete=False)
+    f.write(b"\x7fTRACE0\n" + "".join(l + "\n" for l in lines).encode() + b"\n" + body + b"\0" * 4)
+    f.close()
+    return f.name
+
+
+def test_tfile_and_keys():
+    path = _tfile([(k, k % 2, -k if k % 3 else None) for k in range(1, 31)],
+                  actions=("R20", "M-1,1000,4"),
+                  cmds=("collect $rdi, $cpu_id", "collect *(int *)0x1000"))
+    try:
+        tr = tfile.load(path)
+        assert len(tr.frames) == 30 and tr.tsvs == {1: "cpu_id"}
+        assert [keys.Key("rdi", tr)(f) for f in tr.frames] == list(range(1, 31))
+        assert [keys.Key("$cpu_id", tr)(f) for f in tr.frames][:3] == [1, 0, 1]
+        m = [keys.Key("*(int *)0x1000", tr)(f) for f in tr.frames]
+        assert m[:3] == [-1, -2, summary.UNAVAILABLE], m[:3]
+        assert keys.Key("mem:0x1000:4:u32", tr)(tr.frames[0]) == 0xffffffff
+        # rsi was not collected (mask R20 = rdi only): unavailable, not 0
+        assert keys.Key("rsi", tr)(tr.frames[0]) is summary.UNAVAILABLE
+        assert keys.Key("rip", tr)(tr.frames[0]) == 0xffffffffc0001000 - (1 << 64)
+        c = keys.Cond("$cpu_id == 1", tr)
+        assert sum(1 for f in tr.frames if c(f)) == 15
+        for bad, why in (("nosuch", "is not a register"), ("tsv:7", "no trace state"),
+                         ("mem:0x1000:3", "SIZE must be")):
+            try:
+                keys.Key(bad, tr)
+            except keys.KeyError_ as e:
+                assert why in str(e), e
+            else:
+                raise AssertionError("key %r accepted" % bad)
+    finally:
+        os.unlink(path)
+
+
+def test_tfile_refusals():
+    with tempfile.NamedTemporaryFile(suffix=".tf", delete=False) as f:
+        f.write(b"\x7fTRACE0\nR a4\n\n\x01\x00\xff\x00\x00\x00R")
+    try:
+        tfile.load(f.name)
+    except TraceError as e:
+        assert "truncated" in str(e), e
+    else:
+        raise AssertionError("a truncated frame was accepted")
+    finally:
+        os.unlink(f.name)
+
+
+def test_reply_decoding():
+    assert remote._decode(b"0* ") == b"0000"          # '*' run length: 3 more
+    assert remote._decode(b"a}\x03b") == b"a#b"       # '}' escape
+
+
+def test_cli_errors_and_help():
+    for sub in ("hist", "count", "stats", "plot"):
+        p = subprocess.run([CTL, sub, "--help"], stdout=subprocess.PIPE)
+        assert p.returncode == 0 and b"KEY  := TERM" in p.stdout, sub
+    p = subprocess.run([CTL, "hist", "rdi", "-f", "/nonexistent.tf"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 1 and b"cannot read trace file" in p.stderr, p.stderr
+    p = subprocess.run([CTL], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 2, p.returncode
+
+
+def main():
+    tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
+    print("TAP version 13\n1..%d" % len(tests))
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            fn()
+            print("ok %d - %s" % (i, name))
+        except Exception:
+            failed += 1
+            print("not ok %d - %s" % (i, name))
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
+    print("%d passed, %d failed, 0 skipped" % (len(tests) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
