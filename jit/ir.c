@@ -287,8 +287,9 @@ u64 jit_eval_zext(u64 v, unsigned int bits)
  * Shift counts are taken modulo 64 and INT64_MIN / -1 wraps to INT64_MIN
  * (remainder 0), as ax.h specifies and ax_interp() computes.
  *
- * Return: false when the result is an error (division by zero): such
- * operations are left for run time, where they report it.
+ * Return: true with @res set; false when the result is an error (division
+ * by zero): such operations are left for run time, where they report it;
+ * false too when @op is not a binary operation.
  */
 bool jit_eval_binop(u8 op, u8 cc, u64 a, u64 b, u64 *res)
 {

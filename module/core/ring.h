@@ -92,20 +92,17 @@ struct rb_page;
  * @len:	payload length asked for
  * @ts:		the record's timestamp (already stored in its header)
  *
- * @cpu:	private to ring.c: the buffer reserved in
- * @begin:	private: buffer position of the record
- * @size:	private: bytes reserved
- * @page:	private: page the record lives in
+ * The remaining fields are private to ring.c.
  */
 struct ring_ctx {
 	void *data;
 	u32 len;
 	u64 ts;
-	/* private */
+	/* private: */
 	unsigned int cpu;
-	unsigned long begin;
-	unsigned long size;
-	struct rb_page *page;
+	unsigned long begin;		/* buffer position of the record */
+	unsigned long size;		/* bytes reserved */
+	struct rb_page *page;		/* page the record lives in */
 };
 
 /**
