@@ -24,7 +24,10 @@ UCFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	   -Imodule/core -Ijit -Itests/unit -pthread
 ULIBS := -lcmocka -lcapstone -lpthread
 
-CORE_SRCS := $(wildcard module/core/*.c) $(wildcard jit/*.c)
+# The tests link recording agent-expression hooks (tests/unit/user_env.c)
+# in place of the core's own (module/core/ax_hooks.c).
+CORE_SRCS := $(filter-out module/core/ax_hooks.c,$(wildcard module/core/*.c)) \
+	     $(wildcard jit/*.c)
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/user/%.o)
 USER_ENV_OBJS := $(patsubst %.c,$(BUILD)/user/%.o,$(wildcard tests/unit/user_*.c))
 
@@ -35,7 +38,7 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps deps-matrix tools check check-matrix unit e2e demo bench dkms doccheck lockdown-check clean
+.PHONY: all modules deps deps-matrix tools check check-matrix check-layering unit e2e demo bench dkms doccheck lockdown-check clean
 all: modules
 
 modules:
@@ -86,7 +89,12 @@ demo: deps
 KERNEL_DOC ?= $(lastword $(sort $(wildcard /usr/lib/linux-kbuild-*/scripts/kernel-doc)))
 DOC_SRCS := $(wildcard module/*.[ch] module/core/*.[ch] jit/*.[ch])
 
-CHECK_EXTRA += doccheck lockdown-check
+CHECK_EXTRA += doccheck check-layering lockdown-check
+
+# module/core/ and jit/ depend on nothing above them: no #include and no
+# symbol edge into module/ (on the objects of the module just built).
+check-layering: modules
+	tests/layering/check
 # gtp obeys kernel lockdown (a guest boot of the default kernel).
 lockdown-check:
 	tests/vm/lockdown-check

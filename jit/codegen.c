@@ -39,6 +39,7 @@
  * out.
  */
 #include "jit.h"
+#include "host.h"
 #include "jit_internal.h"
 #include "x86_emit.h"
 
@@ -956,7 +957,7 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
  * jit_codegen - emit @ir for freshly allocated executable memory
  * @ir:  optimized IR
  * @out: on success: the bytes in @out->code (gtp_vzalloc'ed, the caller
- *       installs them with gtp_exec_install() and frees them), laid out
+ *       installs them with gtp_host->exec_install() and frees them), laid out
  *       to run at @out->image (allocated, not yet written), its allocated
  *       size in @out->alloc and the code size in @out->size
  * @log:  a one-line reason on failure
@@ -982,8 +983,8 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 	if (!arrays || !ctx->stubs)
 		goto out_free;
 	ctx->max_stubs = max_stubs;
-	ctx->ret_thunk = gtp_exec_return_thunk();
-	ctx->endbr = gtp_exec_want_endbr();
+	ctx->ret_thunk = gtp_host->exec_return_thunk();
+	ctx->endbr = gtp_host->exec_want_endbr();
 	setup_frame(ctx, ir);
 
 	/* pass 0: everything long, nothing written: an upper bound */
@@ -996,7 +997,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 		goto out_free;
 	}
 	out->alloc = size;
-	out->image = gtp_exec_alloc(size);
+	out->image = gtp_host->exec_alloc(size);
 	out->code = gtp_vzalloc(size);
 	if (!out->image || !out->code) {
 		scnprintf(log, logsz, "jit: out of memory for %d bytes", size);
@@ -1052,7 +1053,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 
 out_free_image:
 	if (out->image)
-		gtp_exec_free(out->image, out->alloc);
+		gtp_host->exec_free(out->image, out->alloc);
 	gtp_vfree(out->code);
 	memset(out, 0, sizeof(*out));
 out_free:

@@ -5,13 +5,14 @@
  *   jit_decode()    IR, one insn per bytecode insn     (jit/ir.c)
  *   jit_optimize()  local rewriting passes              (jit/opt.c)
  *   jit_codegen()   converging emission into a staging buffer (jit/codegen.c)
- *   gtp_exec_install() bytes -> read-only executable image; only then is
+ *   gtp_host->exec_install() bytes -> read-only executable image; only then is
  *                   prog->jit set
  *
  * Any failure leaves prog->jit NULL and returns -errno with a reason: the
  * caller interprets instead.  Nothing here runs in probe context.
  */
 #include "jit.h"
+#include "host.h"
 #include "jit_internal.h"
 
 /**
@@ -35,8 +36,8 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	prog->jit_image = NULL;
 	prog->jit_size = 0;
 
-	if (!gtp_jit_enabled()) {
-		scnprintf(log, logsz, "%s", gtp_jit_off_reason());
+	if (!gtp_host->jit_enabled()) {
+		scnprintf(log, logsz, "%s", gtp_host->jit_off_reason());
 		return -EOPNOTSUPP;
 	}
 	err = jit_decode(prog, &ir);
@@ -51,12 +52,12 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	if (err)
 		return err;
 
-	err = gtp_exec_install(img.image, img.code, img.size, img.alloc);
+	err = gtp_host->exec_install(img.image, img.code, img.size, img.alloc);
 	gtp_vfree(img.code);
 	if (err) {
 		scnprintf(log, logsz, "jit: cannot install image (error %d)",
 			  err);
-		gtp_exec_free(img.image, img.alloc);
+		gtp_host->exec_free(img.image, img.alloc);
 		return err;
 	}
 	prog->jit_image = img.image;
@@ -78,7 +79,7 @@ void ax_jit_free(struct ax_prog *prog)
 	if (!prog->jit_image)
 		return;
 	prog->jit = NULL;
-	gtp_exec_free(prog->jit_image, prog->jit_size);
+	gtp_host->exec_free(prog->jit_image, prog->jit_size);
 	prog->jit_image = NULL;
 	prog->jit_size = 0;
 }

@@ -45,7 +45,7 @@
 
 #include "kcompat.h"
 #include "ksym.h"
-#include "jit.h"
+#include "gtp_glue.h"
 
 static bool jit = true;
 module_param(jit, bool, 0644);

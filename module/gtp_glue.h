@@ -1,22 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gtp_glue.h - init/exit hooks of the kernel-only parts of gtp.ko.
+ * gtp_glue.h - the kernel-only parts of gtp.ko, as main.c wires them.
  *
- * main.c calls these in order under gtp_mutex.  Each has a __weak empty
- * default in main.c, so an area that is not in the tree yet (or is built
- * without its file) costs nothing; its own file provides the real one.
+ * main.c calls the init/exit pairs in order under gtp_mutex and hands the
+ * core the rest as its struct gtp_host_ops (core/host.h): the core never
+ * calls these by name.
  */
 #ifndef GTP_GLUE_H
 #define GTP_GLUE_H
 
 #include <linux/mutex.h>
 
+struct gtp_conn;
+struct gtp_tp;
+
 /* Serialises packet handling, module init/exit and probe (de)registration. */
 extern struct mutex gtp_mutex;
 
+/* kprobe.c: every tracepoint location, static ones through static_arm.c */
 int gtp_kprobe_init(void);
 void gtp_kprobe_exit(void);
+int gtp_kprobe_arm(struct gtp_conn *gc);
+void gtp_kprobe_disarm(void);
+void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled);
+
+/* static_tp.c: the kernel's TRACE_EVENTs as static tracepoint markers */
 int gtp_static_tp_init(void);
 void gtp_static_tp_exit(void);
+
+/*
+ * exec_mem.c: executable memory for the JIT.  gtp_exec_init() from module
+ * init resolves the allocator (otherwise the first gtp_jit_enabled()
+ * does), gtp_exec_exit() from module exit after every image is freed.
+ */
+int gtp_exec_init(void);
+void gtp_exec_exit(void);
+bool gtp_jit_enabled(void);
+const char *gtp_jit_off_reason(void);
+void *gtp_exec_alloc(size_t size);
+int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc);
+void gtp_exec_free(void *image, size_t size);
+bool gtp_exec_want_endbr(void);
+void *gtp_exec_return_thunk(void);
 
 #endif /* GTP_GLUE_H */

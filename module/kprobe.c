@@ -26,7 +26,6 @@
 
 #include "gtp_glue.h"
 #include "collect.h"
-#include "host.h"
 #include "trace.h"
 #include "static_tp.h"
 
@@ -114,7 +113,7 @@ static unsigned int count_kprobe_tps(void)
  * Static tracepoints first: gtp_static_arm() also claims plain tracepoints
  * that sit on a marker (sets ->is_static), which kprobes must then skip.
  */
-int gtp_host_arm(struct gtp_conn *gc)
+int gtp_kprobe_arm(struct gtp_conn *gc)
 {
 	unsigned int n, i = 0;
 	struct gtp_tp *tp;
@@ -180,7 +179,7 @@ err_free:
 	return ret;
 }
 
-void gtp_host_disarm(void)
+void gtp_kprobe_disarm(void)
 {
 	lockdep_assert_held(&gtp_mutex);
 	gtp_static_disarm();
@@ -191,7 +190,7 @@ void gtp_host_disarm(void)
 	gtp_kprobes_free();
 }
 
-void gtp_host_set_enabled(struct gtp_tp *tp, bool enabled)
+void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled)
 {
 	struct gtp_kprobe *gk = tp->probe;
 
@@ -214,7 +213,7 @@ int gtp_kprobe_init(void)
 /* Module exit: detach before the handler's code and data go away. */
 void gtp_kprobe_exit(void)
 {
-	gtp_host_disarm();
+	gtp_kprobe_disarm();
 	vfree(gtp_scratch);
 	gtp_scratch = NULL;
 }

@@ -28,7 +28,7 @@
 #include "packets.h"
 #include "trace.h"
 #include "gtp_glue.h"
-#include "jit.h"
+#include "host.h"
 #include "kcompat.h"
 
 #define GTP_IO_CHUNK	4096
@@ -237,16 +237,26 @@ static const struct proc_ops gtp_proc_ops = {
 	.proc_lseek		= GTP_PROC_NO_LSEEK,
 };
 
-int __weak gtp_kprobe_init(void) { return 0; }
-void __weak gtp_kprobe_exit(void) { }
-int __weak gtp_static_tp_init(void) { return 0; }
-void __weak gtp_static_tp_exit(void) { }
+/* What the portable core and the JIT get from gtp.ko (core/host.h). */
+static const struct gtp_host_ops gtp_kernel_host = {
+	.arm			= gtp_kprobe_arm,
+	.disarm			= gtp_kprobe_disarm,
+	.set_enabled		= gtp_kprobe_set_enabled,
+	.jit_enabled		= gtp_jit_enabled,
+	.jit_off_reason		= gtp_jit_off_reason,
+	.exec_alloc		= gtp_exec_alloc,
+	.exec_install		= gtp_exec_install,
+	.exec_free		= gtp_exec_free,
+	.exec_want_endbr	= gtp_exec_want_endbr,
+	.exec_return_thunk	= gtp_exec_return_thunk,
+};
 
 /* Register every area's packets, core first. */
 static int gtp_glue_init(void)
 {
 	int ret;
 
+	gtp_host_register(&gtp_kernel_host);
 	gtp_packets_init();
 	gtp_trace_init();
 	/* Resolve the JIT's executable memory now, not at the first QTDP. */

@@ -2,7 +2,7 @@
 /*
  * static_arm.c - gdb's static tracepoints at QTStart .. QTStop.
  *
- * gtp_host_arm() (kprobe.c) calls gtp_static_arm() first: every location
+ * gtp_kprobe_arm() (kprobe.c) calls gtp_static_arm() first: every location
  * of gtp_tps with the 'S' flag, or plain but at a marker address, gets the
  * generic probe (static_probe.c) with gtp_static_tp_hit() as its callback,
  * which hands the hit to the tracepoint code (gtp_tp_precheck(), then

@@ -15,7 +15,7 @@
  * is really a struct gtp_static_regs (core/static_data.h).
  *
  * The trace run code arms the static tracepoints of gtp_tps at QTStart
- * (gtp_static_arm(), from gtp_host_arm()) and disarms them with the
+ * (gtp_static_arm(), from gtp_kprobe_arm()) and disarms them with the
  * kprobes; QTinit/QTStart also drive the qTSTMat gating, whose hooks are in
  * core/static_data.h.
  */

@@ -47,6 +47,20 @@
 /* a probe-path local the kernel's INIT_STACK_ALL_ZERO must not memset */
 #define __gtp_noinit		__attribute__((__uninitialized__))
 
+/*
+ * tsv.c's built-in variables and trace.c's start/stop times: what a probe
+ * may ask about its moment, NMI included (hence the _fast clocks).
+ */
+#include <linux/sched.h>
+#include <linux/hardirq.h>
+#include <linux/timekeeping.h>
+#define gtp_current_task()	((u64)(unsigned long)current)
+#define gtp_current_pid()	task_pid_nr(current)
+#define gtp_mono_ns()		ktime_get_mono_fast_ns()
+#define gtp_real_us()		div_u64(ktime_get_real_fast_ns(), NSEC_PER_USEC)
+#define gtp_hardirq_depth()	(hardirq_count() >> HARDIRQ_SHIFT)
+#define gtp_softirq_depth()	(softirq_count() >> SOFTIRQ_SHIFT)
+
 #define gtp_malloc(n)		kmalloc((n), GFP_KERNEL)
 #define gtp_zalloc(n)		kzalloc((n), GFP_KERNEL)
 #define gtp_free(p)		kfree(p)
@@ -198,6 +212,24 @@ static inline long atomic_long_add_return(long i, atomic_long_t *v)
 #define gtp_nr_cpus()		1u
 #define gtp_sync_writers()	smp_mb()
 #define __gtp_noinit		__attribute__((__uninitialized__))
+
+/* tsv.c and trace.c: a userspace "probe" runs in the calling thread */
+#include <pthread.h>
+#include <unistd.h>
+#include <time.h>
+static inline u64 gtp_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+#define gtp_current_task()	((u64)(unsigned long)pthread_self())
+#define gtp_current_pid()	getpid()
+#define gtp_mono_ns()		gtp_clock_ns(CLOCK_MONOTONIC)
+#define gtp_real_us()		(gtp_clock_ns(CLOCK_REALTIME) / 1000)
+#define gtp_hardirq_depth()	0
+#define gtp_softirq_depth()	0
 
 #define gtp_malloc(n)		malloc(n)
 #define gtp_zalloc(n)		calloc(1, (n))

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * host.h - what the portable tracing core needs from whoever links it.
+ * host.h - what the portable core asks of whoever links it, as one table.
  *
- * gtp.ko implements these in module/ (kprobes, clocks, the frame-store
- * lock); the unit tests implement them in tests/unit/user_trace.c.  They
- * are the only kernel-only services the tracepoint code uses.
+ * The core and the JIT never call the layer above them by name: gtp.ko
+ * (module/main.c) and the userspace tests (tests/unit/user_trace.c) each
+ * fill a struct gtp_host_ops and hand it to gtp_host_register() before the
+ * first packet, the way kernel/bpf/disasm.c takes struct bpf_insn_cbs from
+ * its callers.  So module/core/ and jit/ depend on nothing above them
+ * ("make check-layering" proves it on the built objects).
+ *
+ * Every entry is called from process context under the packet lock, never
+ * from a probe: what a probe needs (clocks, the CPU, the task) are plain
+ * kernel primitives and live in compat.h.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -14,32 +21,45 @@
 struct gtp_tp;
 struct gtp_conn;
 
-/*
- * Attach every tracepoint location (gtp_tps) that is not static: called by
- * QTStart under the packet lock.  On failure nothing stays attached and a
- * console message saying why has been sent on @gc.
+/**
+ * struct gtp_host_ops - the services a host gives the core and the JIT
+ * @arm: attach every tracepoint location (gtp_tps) at QTStart.  On failure
+ *	nothing stays attached and a console message saying why has been
+ *	sent on the connection.
+ * @disarm: detach everything and wait until no probe handler runs.
+ * @set_enabled: QTEnable/QTDisable of one tracepoint while attached.
+ * @jit_enabled: false with the module's 'jit=0' parameter or without
+ *	executable memory; the JIT then declines and programs are
+ *	interpreted.
+ * @jit_off_reason: why @jit_enabled is false, one line for gdb's console.
+ * @exec_alloc: reserve room for a JIT image where it will run (near kernel
+ *	text; newer kernels hand out memory that is never writable).
+ * @exec_install: write the code into the image, fill the rest of the
+ *	allocation with int3 and leave it read-only + executable.  Never W+X.
+ * @exec_free: release an image once no probe can run it.
+ * @exec_want_endbr: start every image with endbr64 (the kernel enforces
+ *	IBT).
+ * @exec_return_thunk: where JIT code returns through instead of 'ret'
+ *	(the kernel's return thunk, as its BPF JIT uses), or NULL.
  */
-int gtp_host_arm(struct gtp_conn *gc);
-/* Detach everything and wait until no probe handler runs any more. */
-void gtp_host_disarm(void);
-/* QTEnable/QTDisable while attached. */
-void gtp_host_set_enabled(struct gtp_tp *tp, bool enabled);
+struct gtp_host_ops {
+	int (*arm)(struct gtp_conn *gc);
+	void (*disarm)(void);
+	void (*set_enabled)(struct gtp_tp *tp, bool enabled);
 
-/* Wall-clock microseconds (qTStatus starttime/stoptime); any context. */
-u64 gtp_host_time_us(void);
-
-/* Values of the built-in trace state variables at a hit (tsv.c). */
-enum gtp_builtin_tsv {
-	GTP_TSV_USER = 0,	/* not built in: an ordinary variable */
-	GTP_TSV_CPU_ID,
-	GTP_TSV_CURRENT_TASK,
-	GTP_TSV_CURRENT_TASK_PID,
-	GTP_TSV_CLOCK,
-	GTP_TSV_RDTSC,
-	GTP_TSV_HARDIRQ_COUNT,
-	GTP_TSV_SOFTIRQ_COUNT,
-	GTP_TSV_NR_BUILTIN,
+	bool (*jit_enabled)(void);
+	const char *(*jit_off_reason)(void);
+	void *(*exec_alloc)(size_t size);
+	int (*exec_install)(void *image, const void *code, size_t len,
+			    size_t alloc);
+	void (*exec_free)(void *image, size_t size);
+	bool (*exec_want_endbr)(void);
+	void *(*exec_return_thunk)(void);
 };
-s64 gtp_host_builtin_tsv(enum gtp_builtin_tsv kind);
+
+/* Set once, before /proc/gtp exists; every entry must be filled in. */
+extern const struct gtp_host_ops *gtp_host;
+
+void gtp_host_register(const struct gtp_host_ops *ops);
 
 #endif /* GTP_HOST_H */

@@ -62,7 +62,7 @@ static bool stop_running(enum gtp_stop_reason why, u32 tpnum)
 		return false;
 	run.stop_reason = why;
 	run.stop_tp = tpnum;
-	run.stop_us = gtp_host_time_us();
+	run.stop_us = gtp_real_us();
 	return true;
 }
 
@@ -77,7 +77,7 @@ static void trace_stop(enum gtp_stop_reason why)
 {
 	stop_running(why, 0);
 	if (run.armed) {
-		gtp_host_disarm();
+		gtp_host->disarm();
 		run.armed = false;
 	}
 	gtp_frames_stop();
@@ -223,16 +223,16 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	}
 	gtp_tps_reset_counts();
 	gtp_tsvs_reset_values();
-	ret = gtp_host_arm(gc);
+	ret = gtp_host->arm(gc);
 	if (ret) {
-		/* gtp_host_arm() told gdb why; nothing is attached. */
+		/* The host told gdb why; nothing is attached. */
 		gtp_reply_error(gc, 1);
 		return;
 	}
 	run.armed = true;
 	run.stop_reason = GTP_STOP_NOTRUN;
 	run.stop_note[0] = '\0';
-	run.start_us = gtp_host_time_us();
+	run.start_us = gtp_real_us();
 	run.stop_us = 0;
 	gtp_static_on_start();
 	gtp_frames_start();

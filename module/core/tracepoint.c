@@ -625,7 +625,7 @@ static void set_enabled(struct gtp_conn *gc, char *args, bool enabled)
 	}
 	WRITE_ONCE(tp->enabled, enabled);
 	if (tp->probe)
-		gtp_host_set_enabled(tp, enabled);
+		gtp_host->set_enabled(tp, enabled);
 	gtp_reply(gc, "OK");
 }
 

@@ -4,7 +4,7 @@
  *
  * gdb numbers the variables and downloads them with QTDV at tstart.  A
  * variable whose name is one of the built-ins below ("tvariable $cpu_id")
- * is not stored: every read asks the host for the value at that moment, so
+ * is not stored: every read takes the value at that moment, so
  * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only.
  *
  * Probe handlers look variables up without locks.  That is safe because
@@ -38,6 +38,29 @@ static enum gtp_builtin_tsv builtin_by_name(const char *name)
 	return GTP_TSV_USER;
 }
 
+/* Probe context, NMI included: compat.h's primitives are all safe there. */
+static s64 builtin_value(enum gtp_builtin_tsv kind)
+{
+	switch (kind) {
+	case GTP_TSV_CPU_ID:
+		return gtp_cpu_id();
+	case GTP_TSV_CURRENT_TASK:
+		return gtp_current_task();
+	case GTP_TSV_CURRENT_TASK_PID:
+		return gtp_current_pid();
+	case GTP_TSV_CLOCK:
+		return gtp_mono_ns();
+	case GTP_TSV_RDTSC:
+		return gtp_tsc();
+	case GTP_TSV_HARDIRQ_COUNT:
+		return gtp_hardirq_depth();
+	case GTP_TSV_SOFTIRQ_COUNT:
+		return gtp_softirq_depth();
+	default:
+		return 0;
+	}
+}
+
 struct gtp_tsv *gtp_tsv_find(u32 num)
 {
 	u32 i, n = READ_ONCE(ntsv);
@@ -57,7 +80,7 @@ int gtp_tsv_get(u32 num, s64 *val)
 	if (!v)
 		return -ENOENT;
 	if (v->builtin)
-		*val = gtp_host_builtin_tsv(v->builtin);
+		*val = builtin_value(v->builtin);
 	else
 		*val = READ_ONCE(v->value);
 	return 0;

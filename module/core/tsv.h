@@ -6,7 +6,19 @@
 #define GTP_TSV_H
 
 #include "packets.h"
-#include "host.h"
+
+/* Variables whose value is read at the hit, not stored ("$cpu_id"). */
+enum gtp_builtin_tsv {
+	GTP_TSV_USER = 0,	/* not built in: an ordinary variable */
+	GTP_TSV_CPU_ID,
+	GTP_TSV_CURRENT_TASK,
+	GTP_TSV_CURRENT_TASK_PID,
+	GTP_TSV_CLOCK,
+	GTP_TSV_RDTSC,
+	GTP_TSV_HARDIRQ_COUNT,
+	GTP_TSV_SOFTIRQ_COUNT,
+	GTP_TSV_NR_BUILTIN,
+};
 
 #define GTP_MAX_TSV	256
 #define GTP_TSV_NAME	64

@@ -56,9 +56,7 @@
 #include "frame.h"
 #include "static_data.h"
 #include "user_env.h"
-
-/* tests/unit/user_trace.c: the error the next arming fails with (0: none) */
-extern int user_trace_fail_arm;
+#include "user_host.h"
 
 /* ---- fuzz_packets.c: randomness, failure reports, setup ---- */
 

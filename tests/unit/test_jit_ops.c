@@ -17,9 +17,8 @@
 #include "jit.h"
 #include "ax_test.h"
 #include "user_disasm.h"
+#include "user_host.h"
 
-extern void *user_exec_return_thunk;
-extern bool user_exec_endbr;
 /* a stand-in for the kernel's __x86_return_thunk */
 __asm__(".text\n.globl test_ret_thunk\ntest_ret_thunk:\n\tret\n");
 void test_ret_thunk(void);

@@ -3,7 +3,7 @@
  * user_exec.c - userspace executable memory for the JIT (tests, tools).
  *
  * The same W^X discipline as module/exec_mem.c: pages are mapped
- * read-write, gtp_exec_install() copies the code in, fills the rest with
+ * read-write, user_exec_install() copies the code in, fills the rest with
  * int3 and turns them read-only + executable.  The mapping length is kept in a header in front of the
  * image, so callers' size arguments need not match the allocation.
  */
@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "jit.h"
+#include "user_host.h"
 
 struct exec_hdr {
 	size_t maplen;
@@ -25,7 +25,7 @@ static size_t page_round(size_t n)
 	return (n + pg - 1) & ~(pg - 1);
 }
 
-void *gtp_exec_alloc(size_t size)
+void *user_exec_alloc(size_t size)
 {
 	size_t len = page_round(size + sizeof(struct exec_hdr));
 	struct exec_hdr *h;
@@ -38,7 +38,7 @@ void *gtp_exec_alloc(size_t size)
 	return h + 1;
 }
 
-int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
+int user_exec_install(void *image, const void *code, size_t len, size_t alloc)
 {
 	struct exec_hdr *h = (struct exec_hdr *)image - 1;
 	size_t room = h->maplen - sizeof(*h);
@@ -50,7 +50,7 @@ int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
 	return mprotect(h, h->maplen, PROT_READ | PROT_EXEC) ? -errno : 0;
 }
 
-void gtp_exec_free(void *image, size_t size)
+void user_exec_free(void *image, size_t size)
 {
 	struct exec_hdr *h;
 
@@ -66,18 +66,18 @@ void gtp_exec_free(void *image, size_t size)
  */
 void *user_exec_return_thunk;
 
-void *gtp_exec_return_thunk(void)
+void *user_exec_return_thunk_of(void)
 {
 	return user_exec_return_thunk;
 }
 
 /* No module parameter in userspace: the JIT is always on. */
-bool gtp_jit_enabled(void)
+bool user_jit_enabled(void)
 {
 	return true;
 }
 
-const char *gtp_jit_off_reason(void)
+const char *user_jit_off_reason(void)
 {
 	return "jit: on";
 }
@@ -85,7 +85,7 @@ const char *gtp_jit_off_reason(void)
 /* Tests set this to check the IBT entry (the kernel asks its config). */
 bool user_exec_endbr;
 
-bool gtp_exec_want_endbr(void)
+bool user_exec_want_endbr(void)
 {
 	return user_exec_endbr;
 }

@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_trace.c - the host services of host.h for userspace tests.
+ * user_trace.c - the host (host.h) of the userspace tests and tools.
  *
  * "Attaching" records nothing but a pointer (a test hits tracepoints by
  * calling gtp_tp_hit() itself); user_trace_fail_arm makes the next arm
- * fail the way a kernel refusal does.  The frame lock is a mutex; built-in
- * variables return fixed, recognisable values.
+ * fail the way a kernel refusal does.  Executable memory is user_exec.c's.
+ * The table is registered before main(), so every test binary and tool
+ * that links the core has its host.
  */
-#include <pthread.h>
-#include <time.h>
-
 #include "host.h"
 #include "tracepoint.h"
-#include "jit.h"
+#include "user_host.h"
 
-int user_trace_fail_arm;	/* errno to fail the next gtp_host_arm() */
+int user_trace_fail_arm;	/* errno to fail the next arm */
 int user_trace_armed;
 
-int gtp_host_arm(struct gtp_conn *gc)
+static int user_arm(struct gtp_conn *gc)
 {
 	struct gtp_tp *tp;
 	int err = user_trace_fail_arm;
@@ -33,7 +31,7 @@ int gtp_host_arm(struct gtp_conn *gc)
 	return 0;
 }
 
-void gtp_host_disarm(void)
+static void user_disarm(void)
 {
 	struct gtp_tp *tp;
 
@@ -42,30 +40,24 @@ void gtp_host_disarm(void)
 	user_trace_armed = 0;
 }
 
-void gtp_host_set_enabled(struct gtp_tp *tp, bool enabled)
+static void user_set_enabled(struct gtp_tp *tp, bool enabled)
 {
 }
 
-u64 gtp_host_time_us(void)
-{
-	struct timespec ts;
+static const struct gtp_host_ops user_host = {
+	.arm			= user_arm,
+	.disarm			= user_disarm,
+	.set_enabled		= user_set_enabled,
+	.jit_enabled		= user_jit_enabled,
+	.jit_off_reason		= user_jit_off_reason,
+	.exec_alloc		= user_exec_alloc,
+	.exec_install		= user_exec_install,
+	.exec_free		= user_exec_free,
+	.exec_want_endbr	= user_exec_want_endbr,
+	.exec_return_thunk	= user_exec_return_thunk_of,
+};
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (u64)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-s64 gtp_host_builtin_tsv(enum gtp_builtin_tsv kind)
+__attribute__((constructor)) static void user_host_register(void)
 {
-	return 1000 + kind;
-}
-
-/* Until the JIT is in the tree every program is interpreted. */
-__attribute__((weak)) int ax_jit_compile(struct ax_prog *prog, char *log,
-					 size_t logsz)
-{
-	return -EOPNOTSUPP;
-}
-
-__attribute__((weak)) void ax_jit_free(struct ax_prog *prog)
-{
+	gtp_host_register(&user_host);
 }

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ax_hooks.c - the agent-expression side effects inside gtp.ko.
+ * ax_hooks.c - the agent-expression side effects, for the interpreter and
+ * the JIT (ax.h).
  *
- * The interpreter and the JIT call these plain functions (ax.h) while a
- * probe fires.  env->frame is the frame being built (NULL while a
- * condition runs, so trace ops there fail); the work itself is done by the
- * portable core (collect.c, tsv.c), which the unit tests cover.
+ * They run while a probe fires.  env->frame is the frame being built (NULL
+ * while a condition runs, so trace ops there fail).  A file of its own so
+ * the interpreter and the JIT can be tested against recording hooks
+ * (tests/unit/user_env.c links those instead of this).
  */
-#include <linux/kprobes.h>
-
 #include "ax.h"
-#include "jit.h"
 #include "collect.h"
 #include "tsv.h"
 
@@ -37,14 +35,4 @@ int ax_hook_setv(struct ax_env *env, u32 tsv, s64 val)
 int ax_hook_tracev(struct ax_env *env, u32 tsv)
 {
 	return gtp_fb_tracev(env->frame, tsv);
-}
-
-/* Until the JIT is in the tree every program is interpreted. */
-int __weak ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
-{
-	return -EOPNOTSUPP;
-}
-
-void __weak ax_jit_free(struct ax_prog *prog)
-{
 }

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * host.c - the table of host services the core was handed (host.h).
+ *
+ * A pointer rather than link-time names, so the core has no symbol edge
+ * into the layer that links it.  Written once before any packet can
+ * arrive, read only under the packet lock.
+ */
+#include "host.h"
+
+const struct gtp_host_ops *gtp_host;
+
+/**
+ * gtp_host_register() - give the core its host's services
+ * @ops: a table with every entry filled in; it must outlive the core's use
+ *	(module exit, or the end of a test program).
+ */
+void gtp_host_register(const struct gtp_host_ops *ops)
+{
+	WARN_ON_ONCE(!ops->arm || !ops->disarm || !ops->set_enabled ||
+		     !ops->jit_enabled || !ops->jit_off_reason ||
+		     !ops->exec_alloc || !ops->exec_install ||
+		     !ops->exec_free || !ops->exec_want_endbr ||
+		     !ops->exec_return_thunk);
+	gtp_host = ops;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * user_host.h - the userspace host's executable memory (user_exec.c) and
+ * the knobs tests turn on it and on user_trace.c.
+ */
+#ifndef GTP_USER_HOST_H
+#define GTP_USER_HOST_H
+
+#include "compat.h"
+
+void *user_exec_alloc(size_t size);
+int user_exec_install(void *image, const void *code, size_t len, size_t alloc);
+void user_exec_free(void *image, size_t size);
+void *user_exec_return_thunk_of(void);
+bool user_exec_want_endbr(void);
+bool user_jit_enabled(void);
+const char *user_jit_off_reason(void);
+
+/* A function that is just 'ret', to exercise the return-thunk path. */
+extern void *user_exec_return_thunk;
+/* Start images with endbr64, as a kernel with IBT asks. */
+extern bool user_exec_endbr;
+/* errno to fail the next arm with, the way a kernel refusal does */
+extern int user_trace_fail_arm;
+extern int user_trace_armed;
+
+#endif /* GTP_USER_HOST_H */
