@@ -51,12 +51,7 @@ def _header(name, args, col, seen):
 
 
 def run_hist(args):
-    linear = None
-    if args.linear:
-        try:
-            linear = summary.parse_linear(args.linear)
-        except ValueError as e:
-            raise TraceError(str(e))
+    linear = summary.linear_option(args.linear, TraceError)
     col, seen = collect(args, source.load(args))
     _header("gtp-hist", args, col, seen)
     print(summary.format_hist(col, linear), end="")

@@ -176,12 +176,7 @@ def render(trace, key_text, linear=None, tsel=None, csel=None, tp=None):
 
 
 def run(args):
-    linear = None
-    if args.linear:
-        try:
-            linear = summary.parse_linear(args.linear)
-        except ValueError as e:
-            raise TraceError(str(e))
+    linear = summary.linear_option(args.linear, TraceError)
     if not args.out.endswith((".svg", ".html", ".htm")):
         raise TraceError("%s: the output name must end in .svg or .html" % args.out)
     svg = render(source.load(args), args.key, linear, args.time, args.cpu, args.tp)

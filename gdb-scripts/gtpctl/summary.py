@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """gtpctl/summary.py - histograms, per-key counts and statistics.
 
-Pure Python, shared by gdb's gtp-hist/gtp-count/gtp-stats (gtp_hist.py)
+Pure Python, shared by gdb's gtp-hist/gtp-count/gtp-stats (gtpgdb/hist.py)
 and by `gtp-ctl hist/count/stats`, so both print the same layout.
 
 Values are fed one frame at a time: add(value) or add(UNAVAILABLE) for a
@@ -116,6 +116,17 @@ def parse_linear(text):
         except ValueError:
             raise ValueError("--linear wants three numbers, got %r" % text)
     return Linear(*nums)
+
+
+def linear_option(text, error):
+    """An optional --linear MIN,MAX,STEP: None when not given; a bad value
+    raises error(reason) (each front end's own exception)."""
+    if not text:
+        return None
+    try:
+        return parse_linear(text)
+    except ValueError as e:
+        raise error(str(e))
 
 
 class Collector:

@@ -1,7 +1,7 @@
 """Histograms, counts and statistics of a trace (issue 16), end to end.
 
-gdb's gtp-hist/gtp-count/gtp-stats (gdb-scripts/gtp_hist.py) run in stock
-gdb against the real /proc/gtp; gtp-ctl (gdb-scripts/gtp-ctl) reads the
+gdb's gtp-hist/gtp-count/gtp-stats and $gtp_stat (gdb-scripts/gtpgdb/hist.py)
+run in stock gdb against the real /proc/gtp; gtp-ctl (gdb-scripts/gtp-ctl) reads the
 same frames from a file gdb's tsave wrote and from /proc/gtp itself.
 Expected numbers are computed here from what the Fig. 11 loop passes
 (calls (1,0), (2,1), ... so call k has counter1 = k, counter2 = k - 1),
@@ -171,6 +171,18 @@ shell echo {n} > /proc/gtp_test
 tstop
 gtp-stats counter1 * counter2 % 97
 gtp-stats counter1 * counter2 % 97 --tp 1
+echo stat-p99=
+print $gtp_stat("counter1 * counter2 % 97", "p99")
+echo stat-count-tp1=
+print $gtp_stat("counter1 * counter2 % 97", "count", 1)
+python
+for e in ('$gtp_stat("counter1 * counter2 % 97", "count", 2)',
+          '$gtp_stat("counter1", "median")', '$gtp_stat(1, "p99")'):
+    try:
+        gdb.parse_and_eval(e)
+    except gdb.error as err:
+        print("stat-refused=%s" % err)
+end
 """.format(n=n)
     body += "".join("tfind %d\ntdump\n" % i for i in range(n * 2 // 3)) + "tfind none\n"
     out = session(body)
@@ -186,6 +198,12 @@ gtp-stats counter1 * counter2 % 97 --tp 1
     second = section(out, "gtp-stats counter1 * counter2 % 97: " +
                      "%d of %d frame(s) (tracepoint 1)" % (len(vals), len(vals)))
     assert stats_of(second) == want, second
+    # $gtp_stat: the same numbers as values gdb can compute with
+    expect(out, r"^stat-p99=\$\d+ = %s$" % want["p99"])
+    expect(out, r"^stat-count-tp1=\$\d+ = %s$" % want["count"])
+    expect(out, r"^stat-refused=\$gtp_stat: no trace frames of tracepoint 2$")
+    expect(out, r"^stat-refused=\$gtp_stat: WHAT is one of count, .*, not 'median'$")
+    expect(out, r"^stat-refused=\$gtp_stat: EXPR and WHAT are strings")
 
 
 def _return_address_script():

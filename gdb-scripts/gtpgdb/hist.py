@@ -1,34 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
-# gdb-scripts/gtp_hist.py - look at a trace rather than read it.
-# Sourced by gtp.py; see README "Looking at a trace: histograms".
-#
-#   gtp-hist EXPR [if COND] [--tp N] [--linear MIN,MAX,STEP]
-#                           power-of-two (or linear) histogram of EXPR
-#   gtp-count KEYEXPR [if COND] [--tp N] [--top N]
-#                           frames per distinct value, most frequent first
-#   gtp-stats EXPR [if COND] [--tp N]
-#                           count, min, max, mean, p50, p99
-#
-# EXPR and COND are gdb expressions, evaluated by gdb in every trace frame
-# with the frame's symbols, exactly as `tfind N` + `print EXPR` would.  A
-# frame where EXPR reads memory or registers the tracepoint did not
-# collect counts as <unavailable>; any other error (no such symbol, a
-# syntax error) stops the command with gdb's message.
-#
-# Speed: one `tfind N` per frame.  Against /proc/gtp each tfind is a few
-# packets on a local file descriptor (about 1 ms in a TCG guest: 20 000
-# frames in ~20 s); with --tp the target itself finds the next frame of
-# that tracepoint.  On `target tfile` gdb walks the file from its start on
-# every tfind, so large files are quadratic there: look at the live target,
-# or use `gtp-ctl hist -f FILE` for plain registers and memory.
-import os
+"""Look at a trace rather than read it (README "Looking at a trace:
+histograms").
+
+  gtp-hist EXPR [if COND] [--tp N] [--linear MIN,MAX,STEP]
+                          power-of-two (or linear) histogram of EXPR
+  gtp-count KEYEXPR [if COND] [--tp N] [--top N]
+                          frames per distinct value, most frequent first
+  gtp-stats EXPR [if COND] [--tp N]
+                          count, min, max, mean, p50, p99
+  $gtp_stat("EXPR", "WHAT"[, TP])
+                          one of those numbers as a value, for scripts
+                          and conditions (`if $gtp_stat("n", "p99") > 8`)
+
+EXPR and COND are gdb expressions, evaluated by gdb in every trace frame
+with the frame's symbols, exactly as `tfind N` + `print EXPR` would.  A
+frame where EXPR reads memory or registers the tracepoint did not
+collect counts as <unavailable>; any other error (no such symbol, a
+syntax error) stops the command with gdb's message.
+
+Speed: one `tfind N` per frame.  Against /proc/gtp each tfind is a few
+packets on a local file descriptor (about 1 ms in a TCG guest: 20 000
+frames in ~20 s); with --tp the target itself finds the next frame of
+that tracepoint.  On `target tfile` gdb walks the file from its start on
+every tfind, so large files are quadratic there: look at the live target,
+or use `gtp-ctl hist -f FILE` for plain registers and memory.
+"""
 import re
-import sys
 
 import gdb
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gtpctl import summary  # noqa: E402
+from gtpctl import summary
 
 _UNAVAIL_RE = re.compile(r"not available|unavailable|Cannot access memory|"
                          r"value has been optimized out", re.I)
@@ -219,12 +220,8 @@ own row."""
     def invoke(self, arg, from_tty):
         expr, cond, found = _hist_parse("gtp-hist", arg, ("tp", "linear"))
         tp = _int_opt("gtp-hist", found, "tp")
-        linear = None
-        if "linear" in found:
-            try:
-                linear = summary.parse_linear(found["linear"])
-            except ValueError as e:
-                raise gdb.GdbError("gtp-hist: %s" % e)
+        linear = summary.linear_option(found.get("linear"),
+                                       lambda why: gdb.GdbError("gtp-hist: " + why))
         col, seen = hist_collect("gtp-hist", expr, cond, tp)
         _require_numbers("gtp-hist", col)
         _hist_header("gtp-hist", expr, cond, tp, col, seen)
@@ -267,6 +264,39 @@ Percentiles are nearest-rank; unavailable frames are counted apart."""
         gdb.write(summary.format_stats(col))
 
 
-HistCmd()
-CountCmd()
-StatsCmd()
+class StatFunction(gdb.Function):
+    """$gtp_stat("EXPR", "WHAT"[, TP]): a statistic of EXPR over the frames.
+
+WHAT is count, unavailable, min, max, mean, p50 or p99, as gtp-stats
+prints them; TP restricts it to the frames of tracepoint TP.  Walks the
+frames like gtp-stats (and restores the frame you were looking at)."""
+
+    WHATS = ("count", "unavailable", "min", "max", "mean", "p50", "p99")
+
+    def __init__(self):
+        super().__init__("gtp_stat")
+
+    def invoke(self, expr, what, tp=None):
+        try:
+            expr, what = expr.string(), what.string()
+        except gdb.error:
+            raise gdb.GdbError('$gtp_stat: EXPR and WHAT are strings: '
+                               '$gtp_stat("count1", "p99")')
+        if what not in self.WHATS:
+            raise gdb.GdbError("$gtp_stat: WHAT is one of %s, not %r"
+                               % (", ".join(self.WHATS), what))
+        col, _ = hist_collect("$gtp_stat", expr, None,
+                              None if tp is None else int(tp))
+        if what not in ("count", "unavailable"):
+            _require_numbers("$gtp_stat", col)
+        v = summary.stats(col)[what]
+        if v is None:
+            raise gdb.GdbError("$gtp_stat: no available value of '%s'" % expr)
+        return gdb.Value(v)
+
+
+def register():
+    HistCmd()
+    CountCmd()
+    StatsCmd()
+    StatFunction()

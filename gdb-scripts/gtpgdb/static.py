@@ -1,22 +1,23 @@
-# gdb-scripts/gtp_static.py - static tracepoints on kernel TRACE_EVENTs.
-# Sourced by gtp.py; see README "Static tracepoints".
-#
-#   gtp-markers [REGEX]              list the markers whose SYSTEM:EVENT id
-#                                    matches REGEX (all ~1500 otherwise)
-#   gtp-strace SYSTEM:EVENT [if COND]
-#                                    create a static tracepoint on an event
-#                                    without tripping gdb's strace crash
-#
-# Why gtp-strace exists: every gdb from 13 to 18 crashes in `strace` when the
-# target reports a marker at the probed address (the tracepoint constructor
-# writes the marker id into a std::string member that is not constructed
-# yet), and `strace -m ID` is broken in other ways.  gtp answers qTSTMat
-# with "no marker" except between QTinit and QTStart, so `strace *ADDR`
-# creates the tracepoint (with a warning gdb cannot be told to skip) and at
-# tstart gdb finds the marker and downloads it with the static flag.  If the
-# stub is ever found inside that window (a tstart that failed half-way), we
-# do not risk the crash: we make a plain `trace *ADDR`, which gtp also
-# treats as static because ADDR is a marker address.
+# SPDX-License-Identifier: GPL-2.0
+"""Static tracepoints on kernel TRACE_EVENTs (README "Static tracepoints").
+
+  gtp-markers [REGEX]              list the markers whose SYSTEM:EVENT id
+                                   matches REGEX (all ~1500 otherwise)
+  gtp-strace SYSTEM:EVENT [if COND]
+                                   create a static tracepoint on an event
+                                   without tripping gdb's strace crash
+
+Why gtp-strace exists: every gdb from 13 to 18 crashes in `strace` when the
+target reports a marker at the probed address (the tracepoint constructor
+writes the marker id into a std::string member that is not constructed
+yet), and `strace -m ID` is broken in other ways.  gtp answers qTSTMat
+with "no marker" except between QTinit and QTStart, so `strace *ADDR`
+creates the tracepoint (with a warning gdb cannot be told to skip) and at
+tstart gdb finds the marker and downloads it with the static flag.  If the
+stub is ever found inside that window (a tstart that failed half-way), we
+do not risk the crash: we make a plain `trace *ADDR`, which gtp also
+treats as static because ADDR is a marker address.
+"""
 import re
 
 import gdb
@@ -42,6 +43,29 @@ def marker_address(ident):
     return None
 
 
+def event_ids(prefix=""):
+    """SYSTEM:EVENT ids of the running kernel's events (tracefs), for
+    completion: cheap and local, unlike asking the target for markers."""
+    for d in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
+        try:
+            with open(d + "/available_events") as f:
+                return sorted(e for e in f.read().split() if e.startswith(prefix))
+        except OSError:
+            continue
+    return []
+
+
+def complete_event(text, word):
+    """Complete the SYSTEM:EVENT id being typed at the end of text.  gdb
+    breaks words at ':', so @word is only the part after it: match the
+    whole token, answer with what replaces @word."""
+    if word is None:
+        return None
+    token = "" if text.endswith(" ") else (text.split() or [""])[-1]
+    cut = len(token) - len(word)
+    return [e[cut:] for e in event_ids(token)]
+
+
 def _stmat_open(addr):
     """True if the stub would report a marker at addr (the unsafe window)."""
     out = gdb.execute("maint packet qTSTMat:%x" % addr, to_string=True)
@@ -58,6 +82,9 @@ searched anywhere in the id), with their address and argument list."""
 
     def __init__(self):
         super().__init__("gtp-markers", gdb.COMMAND_TRACEPOINTS)
+
+    def complete(self, text, word):
+        return complete_event(text, word)
 
     def invoke(self, arg, from_tty):
         try:
@@ -86,6 +113,13 @@ arguments are in $rsi, $rdx, $rcx, $r8, $r9.  Add actions as usual, e.g.
     def __init__(self):
         super().__init__("gtp-strace", gdb.COMMAND_TRACEPOINTS)
 
+    def complete(self, text, word):
+        # SYSTEM:EVENT first, then a condition: a gdb expression.
+        words = text.split()
+        if len(words) > 1 or (words and text.endswith(" ")):
+            return gdb.COMPLETE_EXPRESSION
+        return complete_event(text, word)
+
     def invoke(self, arg, from_tty):
         m = re.match(r"^\s*(\S+)\s*(?:\bif\b\s*(.*))?$", arg)
         if not m or ":" not in m.group(1):
@@ -108,5 +142,6 @@ arguments are in $rsi, $rdx, $rcx, $r8, $r9.  Add actions as usual, e.g.
                   % ("static" if kind == "strace" else "plain", ident, addr))
 
 
-Markers()
-Strace()
+def register():
+    Markers()
+    Strace()

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpgdb - gtp's commands and functions for stock gdb.
+
+Loaded by `source gdb-scripts/gtp.py` (which puts gdb-scripts/ on
+sys.path and imports this package once).  One module per concept, each
+registering its commands with register():
+
+  module.py   gtp-load-module, gtp-ksym, $gtp_ksym(): symbols of the
+              running kernel and its modules without vmlinux debug info
+  static.py   gtp-markers, gtp-strace: the kernel's TRACE_EVENTs as gdb
+              static tracepoints
+  hist.py     gtp-hist, gtp-count, gtp-stats, $gtp_stat(): look at a
+              trace rather than read it (shares gtpctl/summary.py with
+              gtp-ctl)
+"""
+from . import hist, module, static
+
+for _m in (module, static, hist):
+    _m.register()

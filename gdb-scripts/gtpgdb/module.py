@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernel and module symbols for a gdb without vmlinux debug info.
+
+gdb talks to the kernel through `target remote /proc/gtp`.  A kernel
+engineer usually has no vmlinux with debug info at hand, but has the
+modules they care about: these give gdb their symbols at the addresses the
+running kernel loaded them at, and find kernel symbols in /proc/kallsyms.
+
+  gtp-load-module NAME [FILE]   add-symbol-file for a loaded module, with
+                                every section at its /sys/module address
+  gtp-ksym NAME                 print a kernel symbol's address (kallsyms)
+  $gtp_ksym("NAME")             the same address as a value, in any
+                                expression (`trace *$gtp_ksym("vfs_read")`)
+"""
+import atexit
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+
+import gdb
+
+# gdb-scripts/gtpgdb/module.py -> the checkout (its tracepoints/, module/)
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _vermagic(path):
+    """The kernel release a .ko was built for (from its .modinfo)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    m = re.search(rb"vermagic=([^ \0]+)", data)
+    return m.group(1).decode() if m else None
+
+
+def _module_file(name):
+    """The .ko for NAME built for the running kernel: the build the guest
+    harness loaded ($GTP_KMOD_DIR), this tree, then modinfo's answer."""
+    base = name.replace("-", "_")
+    release = os.uname().release
+    roots = [os.environ.get("GTP_KMOD_DIR"), _REPO]
+    for root in filter(None, roots):
+        for d in ("tracepoints", "module"):
+            p = os.path.join(root, d, base + ".ko")
+            if os.path.exists(p) and _vermagic(p) == release:
+                return p
+    try:
+        p = subprocess.run(["modinfo", "-n", name], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, check=True).stdout.decode().strip()
+        if p and os.path.exists(p):
+            return p
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    raise gdb.GdbError("gtp-load-module: no .ko of module %s built for kernel %s found; "
+                       "give its path" % (name, release))
+
+
+def _module_sections(name):
+    d = "/sys/module/%s/sections" % name.replace("-", "_")
+    if not os.path.isdir(d):
+        raise gdb.GdbError("gtp-load-module: module %s is not loaded (no %s)" % (name, d))
+    secs = {}
+    for s in os.listdir(d):
+        try:
+            with open(os.path.join(d, s)) as f:
+                addr = int(f.read().strip(), 16)
+        except (OSError, ValueError):
+            continue
+        if addr:
+            secs[s] = addr
+    if ".text" not in secs:
+        raise gdb.GdbError("gtp-load-module: no .text address for %s (run as root)" % name)
+    return secs
+
+
+def _placed_copy(path, name, secs):
+    """A copy of the .ko whose section headers carry the live addresses.
+
+    add-symbol-file with -s per section is not enough: gdb lays out a
+    relocatable file's sections itself, and for a .ko whose .text is the
+    first section (Debian's 6.12 builds) it puts .init.text and .exit.text
+    on top of .text, so a probe address in .text resolves to the module's
+    exit function and its arguments are unknown (gdb 13 to 18).  With every
+    section's sh_addr set to where the kernel loaded it, gdb relocates the
+    debug info itself and nothing overlaps.  The copy lives as long as gdb.
+    """
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise gdb.GdbError("gtp-load-module: %s is not a 64-bit little-endian ELF file" % path)
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    stroff, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 24)
+    for i in range(shnum):
+        h = shoff + i * shentsize
+        noff, = struct.unpack_from("<I", data, h)
+        sname = data[stroff + noff:data.index(b"\0", stroff + noff)].decode(errors="replace")
+        if sname in secs:
+            struct.pack_into("<Q", data, h + 16, secs[sname])
+    global _copies
+    if _copies is None:
+        _copies = tempfile.mkdtemp(prefix="gtp-gdb-")
+        atexit.register(shutil.rmtree, _copies, True)
+    out = os.path.join(_copies, "%s-%d.ko" % (name, len(os.listdir(_copies))))
+    with open(out, "wb") as f:
+        f.write(data)
+    return out
+
+
+_copies = None
+
+
+class LoadModule(gdb.Command):
+    """Load a running kernel module's symbols at its load addresses.
+
+Usage: gtp-load-module NAME [FILE]
+Reads the section addresses from /sys/module/NAME/sections and runs
+add-symbol-file with all of them, so that e.g. `trace gtp_test_function`
+resolves to the running code."""
+
+    def __init__(self):
+        super().__init__("gtp-load-module", gdb.COMMAND_FILES)
+
+    def complete(self, text, word):
+        # NAME is a loaded module; the optional FILE after it is a path.
+        # Paths by hand: gdb (13..18) takes COMPLETE_FILENAME for its word
+        # breaks (the first call, word None) but not as the answer.
+        words = text.split()
+        if len(words) > 1 or (words and text.endswith(" ")):
+            if word is None:
+                return gdb.COMPLETE_FILENAME
+            return sorted(p + ("/" if os.path.isdir(p) else "")
+                          for p in glob.glob(os.path.expanduser(word) + "*"))
+        return sorted(m for m in loaded_modules() if m.startswith(word or ""))
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if not argv or len(argv) > 2:
+            raise gdb.GdbError("usage: gtp-load-module NAME [FILE]")
+        name = argv[0]
+        path = argv[1] if len(argv) == 2 else _module_file(name)
+        secs = _module_sections(name)
+        copy = _placed_copy(path, name.replace("-", "_"), secs)
+        gdb.execute("add-symbol-file %s -o 0" % copy, from_tty=False, to_string=True)
+        gdb.write("gtp: loaded symbols of %s from %s\n" % (name, path))
+
+
+def loaded_modules():
+    """Names of the loaded modules (/proc/modules), [] if unreadable."""
+    try:
+        with open("/proc/modules") as f:
+            return [line.split()[0] for line in f if line.strip()]
+    except OSError:
+        return []
+
+
+def kallsyms_names(prefix):
+    """Distinct /proc/kallsyms names starting with prefix, sorted."""
+    names = set()
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[2].startswith(prefix):
+                    names.add(parts[2])
+    except OSError:
+        pass
+    return sorted(names)
+
+
+def ksym(name):
+    """A kernel symbol's address from /proc/kallsyms, or None."""
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[2] == name:
+                return int(parts[0], 16)
+    return None
+
+
+class Ksym(gdb.Command):
+    """Print a kernel symbol's address from /proc/kallsyms and set $_gtp_ksym.
+
+Usage: gtp-ksym NAME"""
+
+    def __init__(self):
+        super().__init__("gtp-ksym", gdb.COMMAND_DATA)
+
+    def complete(self, text, word):
+        # From kallsyms, not gdb's symbol table: production kernels have
+        # no vmlinux debug info.  Nothing for an empty word (~200k names).
+        return kallsyms_names(word) if word else []
+
+    def invoke(self, arg, from_tty):
+        addr = _ksym_or_error("gtp-ksym", arg.strip())
+        gdb.set_convenience_variable("_gtp_ksym", addr)
+        gdb.write("%s = 0x%x\n" % (arg.strip(), addr))
+
+
+def _ksym_or_error(who, name):
+    if not re.match(r"^[A-Za-z0-9_.$]+$", name):
+        raise gdb.GdbError("usage: %s NAME" % who)
+    addr = ksym(name)
+    if addr is None:
+        raise gdb.GdbError("%s: %s not in /proc/kallsyms" % (who, name))
+    return addr
+
+
+class KsymFunction(gdb.Function):
+    """$gtp_ksym("NAME"): a kernel symbol's address from /proc/kallsyms.
+
+Usable wherever gdb takes an expression, e.g.
+  trace *$gtp_ksym("vfs_read")"""
+
+    def __init__(self):
+        super().__init__("gtp_ksym")
+
+    def invoke(self, name):
+        try:
+            text = name.string()
+        except gdb.error:
+            raise gdb.GdbError('$gtp_ksym: give the name as a string: $gtp_ksym("vfs_read")')
+        addr = _ksym_or_error("$gtp_ksym", text)
+        return gdb.Value(addr).cast(gdb.lookup_type("unsigned long long"))
+
+
+def register():
+    LoadModule()
+    Ksym()
+    KsymFunction()
