@@ -70,10 +70,10 @@ static int parse_bytecode(struct gtp_conn *gc, u32 num, const char **pp,
 		return ret;
 	}
 	log[0] = '\0';
-	ret = ax_jit_compile(*out, log, sizeof(log));
+	ret = gtp_tp_jit(*out, log, sizeof(log));
 	if (ret)
 		gtp_tps_note_interpreted(log);
-	if (ret && ret != -EOPNOTSUPP)
+	if (ret && ret != -EOPNOTSUPP && ret != -ENOSPC)
 		gtp_console(gc, "gtp: tracepoint %u: JIT failed (%s), interpreting\n",
 			    num, log);
 	*pp = p + 2 * len;
@@ -184,18 +184,23 @@ malformed:
 	gtp_reply_error(gc, 1);
 }
 
+/* Append @a; the array doubles, so a long action list is not quadratic. */
 static int add_action(struct gtp_tp *tp, const struct gtp_action *a)
 {
-	struct gtp_action *na;
+	if (tp->nactions == tp->actions_cap) {
+		u32 cap = max_t(u32, 4, 2 * tp->actions_cap);
+		struct gtp_action *na;
 
-	na = gtp_malloc((tp->nactions + 1) * sizeof(*na));
-	if (!na)
-		return -ENOMEM;
-	if (tp->nactions)
-		memcpy(na, tp->actions, tp->nactions * sizeof(*na));
-	na[tp->nactions++] = *a;
-	gtp_free(tp->actions);
-	tp->actions = na;
+		na = gtp_malloc(min_t(u32, cap, GTP_TP_ACTIONS_MAX) * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		if (tp->nactions)
+			memcpy(na, tp->actions, tp->nactions * sizeof(*na));
+		gtp_free(tp->actions);
+		tp->actions = na;
+		tp->actions_cap = min_t(u32, cap, GTP_TP_ACTIONS_MAX);
+	}
+	tp->actions[tp->nactions++] = *a;
 	if (a->type == GTP_ACT_REGS)
 		tp->regmask |= a->regmask;
 	return 0;
@@ -244,6 +249,13 @@ static int parse_actions(struct gtp_conn *gc, struct gtp_tp *tp,
 	while (*p && *p != '-') {
 		struct gtp_action a = { 0 };
 
+		/* before anything is compiled: the limit costs nothing */
+		if (tp->nactions >= GTP_TP_ACTIONS_MAX) {
+			gtp_console(gc, "gtp: tracepoint %u: more than %u actions\n",
+				    tp->num, GTP_TP_ACTIONS_MAX);
+			gtp_reply_error(gc, 1);
+			return -E2BIG;
+		}
 		switch (*p++) {
 		case 'R':
 			a.type = GTP_ACT_REGS;
@@ -312,6 +324,12 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	}
 	if (*p == 'S') {
 		refuse(gc, "while-stepping is not supported by gtp", num);
+		return;
+	}
+	if (tp->chunks.n >= GTP_TP_CHUNKS_MAX) {
+		gtp_console(gc, "gtp: tracepoint %u: more than %u action packets\n",
+			    tp->num, GTP_TP_CHUNKS_MAX);
+		gtp_reply_error(gc, 1);
 		return;
 	}
 	acts = p;

@@ -12,6 +12,7 @@
 /* tracepoint.c: the table */
 int gtp_strlist_add(struct gtp_strlist *l, const char *s);
 void gtp_tp_prog_free(struct ax_prog *prog);
+int gtp_tp_jit(struct ax_prog *prog, char *log, size_t logsz);
 unsigned int gtp_tp_count(void);
 struct gtp_tp *gtp_tp_alloc(u32 num, u64 addr);
 void gtp_tp_free(struct gtp_tp *tp);

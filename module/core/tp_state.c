@@ -57,6 +57,7 @@ void gtp_pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 {
 	const char *p = args;
 	struct gtp_tp *tp = gtp_tp_parse_ref(&p);
+	size_t len;
 
 	if (!tp || *p++ != ':') {
 		gtp_reply_error(gc, 1);
@@ -72,10 +73,20 @@ void gtp_pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 		gtp_reply(gc, "OK");	/* upload "*0xADDR" instead */
 		return;
 	}
-	if (gtp_strlist_add(&tp->srcs, p))
+	len = strlen(p);
+	if (tp->srcs.n >= GTP_TP_SRCS_MAX ||
+	    tp->src_bytes + len > GTP_TP_SRC_BYTES_MAX) {
+		gtp_console(gc, "gtp: tracepoint %u: more than %u source strings or %u bytes of them\n",
+			    tp->num, GTP_TP_SRCS_MAX, GTP_TP_SRC_BYTES_MAX);
 		gtp_reply_error(gc, 1);
-	else
-		gtp_reply(gc, "OK");
+		return;
+	}
+	if (gtp_strlist_add(&tp->srcs, p)) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	tp->src_bytes += len;
+	gtp_reply(gc, "OK");
 }
 
 /* QTEnable:<n>:<addr> / QTDisable:<n>:<addr>, also while running. */

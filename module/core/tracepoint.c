@@ -67,13 +67,42 @@ int gtp_strlist_add(struct gtp_strlist *l, const char *s)
 	return 0;
 }
 
+/* JIT images held by the current definitions (GTP_JIT_IMAGES_MAX). */
+static u32 jit_images;
+
 void gtp_tp_prog_free(struct ax_prog *prog)
 {
 	if (!prog)
 		return;
-	if (prog->jit)
+	if (prog->jit) {
 		ax_jit_free(prog);
+		jit_images--;
+	}
 	ax_prog_free(prog);
+}
+
+/**
+ * gtp_tp_jit() - JIT-compile a new definition's program, within the limit
+ * @prog: verified; interpreted when this fails
+ * @log: the reason when it fails
+ * @logsz: bytes at @log
+ *
+ * Return: 0 when @prog now runs compiled, else -errno (-ENOSPC: the
+ * GTP_JIT_IMAGES_MAX images exist already).
+ */
+int gtp_tp_jit(struct ax_prog *prog, char *log, size_t logsz)
+{
+	int ret;
+
+	if (jit_images >= GTP_JIT_IMAGES_MAX) {
+		scnprintf(log, logsz, "jit: limit of %u images reached",
+			  GTP_JIT_IMAGES_MAX);
+		return -ENOSPC;
+	}
+	ret = ax_jit_compile(prog, log, logsz);
+	if (!ret)
+		jit_images++;
+	return ret;
 }
 
 void gtp_tp_free(struct gtp_tp *tp)

@@ -50,11 +50,13 @@ struct gtp_tp {
 
 	struct gtp_action *actions;
 	u32 nactions;
+	u32 actions_cap;	/* allocated slots: grows by doubling */
 	u64 regmask;		/* union of all R masks: g from a frame */
 	u32 frame_len;		/* every frame's exact size, 0 if unknown */
 
 	struct gtp_strlist chunks;	/* QTDP:- action chunks (A pieces) */
 	struct gtp_strlist srcs;	/* QTDPsrc bodies (Z pieces) */
+	u32 src_bytes;		/* their total length */
 
 	atomic_long_t hits;	/* times the condition passed */
 	atomic_long_t usage;	/* frame bytes written */
@@ -71,6 +73,22 @@ struct gtp_tp {
  */
 #define GTP_TP_NUM_MAX	0x7fff
 #define GTP_TP_MAX	1024
+
+/*
+ * Per location, far above what a gdb "actions" list sends (one action per
+ * collected item, one source string per line) but bounded: every action
+ * runs on every hit, and every X action may hold a JIT image.
+ */
+#define GTP_TP_ACTIONS_MAX	1024
+#define GTP_TP_CHUNKS_MAX	128
+#define GTP_TP_SRCS_MAX		256
+#define GTP_TP_SRC_BYTES_MAX	(64 * 1024)
+/*
+ * JIT images across all definitions: each takes at least a page of the
+ * kernel's module/execmem space, which the kernel itself needs.  Past the
+ * limit expressions are interpreted, and QTStart says so.
+ */
+#define GTP_JIT_IMAGES_MAX	1024
 
 /* All locations, in download order. */
 extern struct gtp_tp *gtp_tps;

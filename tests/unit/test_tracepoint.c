@@ -262,6 +262,68 @@ static void test_limits(void **state)
 	assert_string_equal(ask("QTDP:1:0000000000000001:E:0:0"), "OK");
 }
 
+/* Per-location limits: refused with a reason, nothing half-added. */
+static void test_action_limits(void **state)
+{
+	static char pkt[RSP_PKT_MAX];
+	struct gtp_tp *tp;
+	unsigned int i;
+	const char *why;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	/* GTP_TP_ACTIONS_MAX actions in chunks of 16: all accepted */
+	for (i = 0; i < GTP_TP_ACTIONS_MAX / 16; i++)
+		assert_string_equal(ask("QTDP:-1:" ADDR16 ":R01R01R01R01R01R01"
+					"R01R01R01R01R01R01R01R01R01R01-"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	assert_int_equal(tp->nactions, GTP_TP_ACTIONS_MAX);
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R01X3,220127"), "E01");
+	assert_non_null(strstr(console, "more than 1024 actions"));
+	assert_int_equal(tp->nactions, GTP_TP_ACTIONS_MAX);
+	assert_int_equal(tp->chunks.n, GTP_TP_ACTIONS_MAX / 16);
+
+	/* action packets */
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	for (i = 0; i < GTP_TP_CHUNKS_MAX; i++)
+		assert_string_equal(ask("QTDP:-2:" ADDR2 ":-"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":R01"), "E01");
+	assert_non_null(strstr(console, "more than 128 action packets"));
+	assert_int_equal(gtp_tp_find(2, 0xffffffffc0001700ull)->nactions, 0);
+
+	/* source strings: a count, then total bytes */
+	for (i = 0; i < GTP_TP_SRCS_MAX; i++)
+		assert_string_equal(ask("QTDPsrc:1:" ADDR16 ":cmd:0:2:6162"), "OK");
+	assert_string_equal(ask("QTDPsrc:1:" ADDR16 ":cmd:0:2:6162"), "E01");
+	assert_non_null(strstr(console, "more than 256 source strings"));
+	assert_int_equal(tp->srcs.n, GTP_TP_SRCS_MAX);
+	i = snprintf(pkt, sizeof(pkt), "QTDPsrc:2:" ADDR2 ":cmd:0:800:");
+	memset(pkt + i, '6', 4096);
+	pkt[i + 4096] = '\0';
+	for (i = 0; i < GTP_TP_SRC_BYTES_MAX / 4106; i++)
+		assert_string_equal(ask(pkt), "OK");
+	assert_string_equal(ask(pkt), "E01");
+	assert_non_null(strstr(console, "bytes of them"));
+
+	/* JIT images: past the limit, interpreted, and QTStart's note says why */
+	assert_string_equal(ask("QTinit"), "OK");
+	for (i = 1; i <= GTP_TP_MAX; i++) {
+		snprintf(pkt, sizeof(pkt), "QTDP:%x:%016x:E:0:0:X3,220127",
+			 i, 0x1000 + i);
+		assert_string_equal(ask(pkt), "OK");
+	}
+	assert_non_null(gtp_tp_find_num(GTP_TP_MAX)->cond->jit);
+	assert_int_equal(gtp_tps_interpreted(&why), 0);
+	snprintf(pkt, sizeof(pkt), "QTDP:-1:%016x:X3,220127", 0x1001);
+	assert_string_equal(ask(pkt), "OK");
+	assert_null(gtp_tp_find_num(1)->actions[0].prog->jit);
+	assert_int_equal(gtp_tps_interpreted(&why), 1);
+	assert_non_null(strstr(why, "limit of 1024 images"));
+	/* QTinit gives the images back */
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0:X3,220127"), "OK");
+	assert_non_null(gtp_tp_find(1, ADDR)->cond->jit);
+}
+
 static void test_tsv_packets(void **state)
 {
 	char want[96];
@@ -643,6 +705,7 @@ int main(void)
 		T(test_two_conditions_refused),
 		T(test_malformed_refused),
 		T(test_limits),
+		T(test_action_limits),
 		T(test_tsv_packets),
 		T(test_run_and_frames),
 		T(test_uncollected_regs_and_pc),
