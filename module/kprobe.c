@@ -48,16 +48,17 @@ static DEFINE_PER_CPU(struct ax_env, gtp_kp_env);
 static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct gtp_tp *tp = container_of(kp, struct gtp_kprobe, kp)->tp;
+	struct ax_env *env = this_cpu_ptr(&gtp_kp_env);
 	enum gtp_precheck pre;
 	u8 *scratch;
 
-	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_kp_env));
+	pre = gtp_tp_precheck(tp, regs, env);
 	if (pre == GTP_PRE_FALSE)
 		return 0;
 	scratch = gtp_scratch +
 		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
 	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
 		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
 	return 0;

@@ -50,16 +50,17 @@ void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 {
 	struct gtp_tp *tp = ctx;
 	unsigned int level = interrupt_context_level();
+	struct ax_env *env = this_cpu_ptr(arm_env) + level;
 	enum gtp_precheck pre;
 	u8 *scratch;
 
-	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(arm_env) + level);
+	pre = gtp_tp_precheck(tp, regs, env);
 	if (pre == GTP_PRE_FALSE)
 		return;
 	scratch = arm_scratch + ((size_t)smp_processor_id() *
 				 GTP_STATIC_LEVELS + level) * GTP_SCRATCH_SIZE;
 	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
 		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
 }

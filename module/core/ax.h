@@ -135,6 +135,7 @@ struct ax_env {
 	u32 steps;		/* insns left when prog->backjump */
 	u32 err;		/* enum ax_error, 0 if none */
 	u64 err_pc;		/* bytecode offset of the failing insn */
+	u32 faults;		/* nofault reads that failed in this hit */
 };
 
 /*
@@ -170,15 +171,31 @@ void ax_prog_free(struct ax_prog *prog);
  */
 u64 ax_interp(const struct ax_prog *prog, struct ax_env *env);
 
-/* Run the JIT image if there is one, else interpret. */
-static inline u64 ax_run(const struct ax_prog *prog, struct ax_env *env)
+/*
+ * A probe hit runs its condition and all its actions on one budget, so
+ * the number of actions does not multiply the work one hit may do:
+ * env->steps is set once per hit (AX_STEP_BUDGET) and every failed
+ * nofault read counts in env->faults; past AX_HIT_FAULTS_MAX the hit's
+ * reads fail without being tried (each fault is an exception taken with
+ * preemption off).
+ */
+#define AX_HIT_FAULTS_MAX	128
+
+/* Continue the hit's budget: the JIT image if there is one, else interpret. */
+static inline u64 ax_run_hit(const struct ax_prog *prog, struct ax_env *env)
 {
 	env->err = 0;
-	if (prog->backjump)
-		env->steps = AX_STEP_BUDGET;
 	if (prog->jit)
 		return prog->jit(env);
 	return ax_interp(prog, env);
+}
+
+/* One evaluation on a budget of its own (tests, tools). */
+static inline u64 ax_run(const struct ax_prog *prog, struct ax_env *env)
+{
+	if (prog->backjump)
+		env->steps = AX_STEP_BUDGET;
+	return ax_run_hit(prog, env);
 }
 
 /* pt_regs slot of gdb register @regno (0..16), or -1. */

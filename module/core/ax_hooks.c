@@ -12,9 +12,16 @@
 #include "collect.h"
 #include "tsv.h"
 
+/* Within the hit's fault budget (AX_HIT_FAULTS_MAX, ax.h). */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
 {
-	return gtp_read_nofault(dst, addr, size);
+	if (env->faults >= AX_HIT_FAULTS_MAX)
+		return -EFAULT;
+	if (gtp_read_nofault(dst, addr, size)) {
+		env->faults++;
+		return -EFAULT;
+	}
+	return 0;
 }
 
 int ax_hook_trace(struct ax_env *env, u64 addr, u32 size, bool upto_nul)

@@ -163,8 +163,15 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
 			fb_end_mem(fb, h, blen);
 			return -ENOSPC;
 		}
+		if (fb->faults && *fb->faults >= AX_HIT_FAULTS_MAX) {
+			/* the hit's fault budget is spent: read no further */
+			fb->len -= n;
+			break;
+		}
 		if (gtp_read_nofault(dst, addr, n)) {
 			/* Unreadable: close the block, skip this chunk. */
+			if (fb->faults)
+				(*fb->faults)++;
 			fb->len -= n;
 			fb_end_mem(fb, h, blen);
 			h = NULL;
@@ -242,7 +249,7 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		break;
 	case GTP_ACT_EXPR:
 		env->frame = fb;
-		ax_run(a->prog, env);
+		ax_run_hit(a->prog, env);
 		if (env->err)
 			note_error(tp, env);
 		break;
@@ -390,7 +397,8 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 					struct ax_env *env, u8 *scratch,
 					u32 cap)
 {
-	struct gtp_fbuild fb = { .buf = scratch, .cap = cap };
+	struct gtp_fbuild fb = { .buf = scratch, .cap = cap,
+				 .faults = &env->faults };
 	struct gtp_frame_slot slot __gtp_noinit;
 	u32 len = tp->frame_len;
 	bool stored = false;
@@ -439,7 +447,8 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap)
 {
-	struct ax_env env = { .regs = regs, .tp = tp };
+	struct ax_env env = { .regs = regs, .tp = tp,
+			      .steps = AX_STEP_BUDGET };
 	const struct ax_prog *cond = tp->cond;
 	u64 res = 1;
 
@@ -449,14 +458,14 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 	 * it first, before anything else is looked at.
 	 */
 	if (cond && tp->cond_pure) {
-		res = ax_run(cond, &env);
+		res = ax_run_hit(cond, &env);
 		if (!res && !env.err)
 			return false;
 	}
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
 		return false;
 	if (cond && !tp->cond_pure)
-		res = ax_run(cond, &env);
+		res = ax_run_hit(cond, &env);
 	if (env.err) {
 		note_error(tp, &env);
 		return false;
@@ -467,9 +476,10 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 }
 
 bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
-		     u32 cap)
+		     u32 cap, const struct ax_env *pre)
 {
-	struct ax_env env = { .regs = regs, .tp = tp };
+	struct ax_env env = { .regs = regs, .tp = tp, .steps = pre->steps,
+			      .faults = pre->faults };
 
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
 		return false;

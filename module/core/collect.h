@@ -14,6 +14,7 @@ struct gtp_fbuild {
 	u32 cap;
 	u32 len;
 	bool truncated;		/* something did not fit */
+	u32 *faults;		/* the hit's fault count (ax.h), or NULL */
 };
 
 /*
@@ -40,20 +41,25 @@ gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
 {
 	u64 res;
 
+	env->steps = AX_STEP_BUDGET;
+	env->faults = 0;
 	if (!tp->cond_pure)
 		return tp->cond ? GTP_PRE_UNKNOWN : GTP_PRE_HELD;
 	env->regs = regs;
 	env->frame = NULL;
 	env->tp = tp;
-	res = ax_run(tp->cond, env);
+	res = ax_run_hit(tp->cond, env);
 	if (env->err)
 		return GTP_PRE_UNKNOWN;
 	return res ? GTP_PRE_HELD : GTP_PRE_FALSE;
 }
 
-/* gtp_tp_hit() for a hit whose condition gtp_tp_precheck() saw hold. */
+/*
+ * gtp_tp_hit() for a hit whose condition gtp_tp_precheck() saw hold; the
+ * actions continue on what is left of @pre's budget.
+ */
 bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
-		     u32 cap);
+		     u32 cap, const struct ax_env *pre);
 
 /* Side effects of agent expressions in actions (the ax_hook_* bodies). */
 int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);

@@ -262,6 +262,53 @@ static void test_limits(void **state)
 	assert_string_equal(ask("QTDP:1:0000000000000001:E:0:0"), "OK");
 }
 
+/*
+ * One hit runs its condition and all its actions on one budget (ax.h):
+ * before, each of a thousand actions had its own step budget and its own
+ * faults, and one hit could fault millions of times with preemption off.
+ */
+static bool hit(struct gtp_tp *tp, u64 a, u64 b);
+
+static void test_hit_budget_shared(void **state)
+{
+	struct gtp_tp *tp;
+	unsigned int i, faults;
+
+	/* condition and action each loop 9999 times (39996 steps): true */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0:"
+				"Xe,2327102201032820000322010227"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":Xb,2327102201032820000327"),
+			    "OK");
+	/* 1024 reads of unmapped memory, one fault each */
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	for (i = 0; i < GTP_TP_ACTIONS_MAX / 16; i++)
+		assert_string_equal(ask("QTDP:-2:" ADDR2 ":"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100"
+			"M-1,ffff888000000000,100M-1,ffff888000000000,100-"),
+			"OK");
+	assert_string_equal(ask("QTStart"), "OK");
+
+	tp = gtp_tp_find(1, ADDR);
+	assert_true(hit(tp, 1, 2));
+	assert_int_equal(atomic_long_read(&tp->errors), 1);
+	assert_int_equal(tp->last_err, AX_ERR_BUDGET);
+
+	tp = gtp_tp_find(2, 0xffffffffc0001700ull);
+	faults = user_env_nr_faults();
+	hit(tp, 1, 2);
+	assert_int_equal(user_env_nr_faults() - faults, AX_HIT_FAULTS_MAX);
+	/* the next hit has a budget of its own */
+	hit(tp, 1, 2);
+	assert_int_equal(user_env_nr_faults() - faults, 2 * AX_HIT_FAULTS_MAX);
+	assert_string_equal(ask("QTStop"), "OK");
+}
+
 /* Per-location limits: refused with a reason, nothing half-added. */
 static void test_action_limits(void **state)
 {
@@ -706,6 +753,7 @@ int main(void)
 		T(test_malformed_refused),
 		T(test_limits),
 		T(test_action_limits),
+		T(test_hit_budget_shared),
 		T(test_tsv_packets),
 		T(test_run_and_frames),
 		T(test_uncollected_regs_and_pc),

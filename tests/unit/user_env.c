@@ -81,7 +81,26 @@ static const struct user_region *find_region(u64 addr, size_t n)
 	return NULL;
 }
 
+static unsigned int nr_faults;
+
+static int user_read_nofault(void *dst, u64 src, size_t n);
+
+/* Every failed read is a fault the kernel would have taken. */
 int gtp_read_nofault(void *dst, u64 src, size_t n)
+{
+	int ret = user_read_nofault(dst, src, n);
+
+	if (ret)
+		nr_faults++;
+	return ret;
+}
+
+unsigned int user_env_nr_faults(void)
+{
+	return nr_faults;
+}
+
+static int user_read_nofault(void *dst, u64 src, size_t n)
 {
 	const struct user_region *r;
 	u8 *out = dst;

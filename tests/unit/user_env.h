@@ -78,5 +78,7 @@ const struct user_env_tracev *user_env_tracev(unsigned int i);
 
 /* Number of ax_hook_read() calls since the last reset. */
 unsigned int user_env_nr_reads(void);
+/* Failed gtp_read_nofault() calls since the program started. */
+unsigned int user_env_nr_faults(void);
 
 #endif /* GTP_USER_ENV_H */
