@@ -13,5 +13,6 @@ per concept:
   keys.py        the key language: what a frame's value is, without DWARF
   summary.py     histograms, counts, statistics (shared with gdb's gtp-hist)
   cmd_summary.py the hist, count and stats subcommands
+  cmd_target.py  the stdio, status and stop subcommands (the live target)
   plot.py        the plot subcommand: an SVG timeline and histogram
 """

@@ -10,11 +10,11 @@ exit 2 (argparse).
 import argparse
 import sys
 
-from . import cmd_summary, plot
+from . import cmd_summary, cmd_target, plot
 from .keys import KeyError_
 from .trace import TraceError
 
-SUBCOMMANDS = (cmd_summary, plot)
+SUBCOMMANDS = (cmd_summary, plot, cmd_target)
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -25,7 +25,8 @@ def parser():
     p = argparse.ArgumentParser(
         prog="gtp-ctl",
         description="gtp without gdb: look at a trace saved with gdb's tsave, or "
-                    "at the stopped trace on /proc/gtp.",
+                    "at the stopped trace on /proc/gtp; see and stop the live trace; "
+                    "bridge a remote gdb over ssh (stdio).",
         formatter_class=_Formatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

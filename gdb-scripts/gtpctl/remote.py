@@ -21,6 +21,10 @@ DEFAULT_TARGET = "/proc/gtp"
 _PKT = re.compile(rb"\$([^#$]*)#([0-9a-fA-F]{2})")
 
 
+def _is_hex(text):
+    return bool(text) and len(text) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
 def _decode(raw):
     """Undo '}' escapes and '*' run-length encoding of a reply."""
     out = bytearray()
@@ -39,22 +43,29 @@ def _decode(raw):
     return bytes(out)
 
 
+def open_target(path=DEFAULT_TARGET):
+    """An O_RDWR descriptor of the target, or TraceError saying why not."""
+    try:
+        return os.open(path, os.O_RDWR)
+    except OSError as e:
+        if e.errno == errno.EBUSY:
+            raise TraceError("%s is busy: a gdb (or another gtp-ctl) has it open; "
+                             "detach it, or tsave in gdb and use -f FILE" % path)
+        if e.errno == errno.ENOENT:
+            raise TraceError("%s does not exist: is gtp.ko loaded?" % path)
+        if e.errno in (errno.EACCES, errno.EPERM):
+            raise TraceError("%s: permission denied (needs root: CAP_SYS_ADMIN; "
+                             "refused under kernel lockdown)" % path)
+        raise TraceError("cannot open %s: %s" % (path, e.strerror))
+
+
 class Remote:
     def __init__(self, path=DEFAULT_TARGET):
         self.path = path
-        try:
-            self.fd = os.open(path, os.O_RDWR)
-        except OSError as e:
-            if e.errno == errno.EBUSY:
-                raise TraceError("%s is busy: a gdb (or another gtp-ctl) has it open; "
-                                 "detach it, or tsave in gdb and use -f FILE" % path)
-            if e.errno == errno.ENOENT:
-                raise TraceError("%s does not exist: is gtp.ko loaded?" % path)
-            if e.errno in (errno.EACCES, errno.EPERM):
-                raise TraceError("%s: permission denied (needs root: CAP_SYS_ADMIN)" % path)
-            raise TraceError("cannot open %s: %s" % (path, e.strerror))
+        self.fd = open_target(path)
         self.ack = True
         self.pending = b""
+        self.console = []      # 'O' text the target sent, oldest first
         if self.send("QStartNoAckMode") == "OK":
             self.ack = False
 
@@ -70,8 +81,18 @@ class Remote:
         self.close()
 
     def send(self, pkt):
+        """Send pkt; its reply.  Console output ('O' + hex, as gdb's
+        console shows it) that comes first goes to self.console."""
         raw = pkt.encode()
         os.write(self.fd, b"$" + raw + b"#%02x" % (sum(raw) & 0xff))
+        while True:
+            reply = self._receive()
+            if reply.startswith("O") and reply != "OK" and _is_hex(reply[1:]):
+                self.console.append(bytes.fromhex(reply[1:]).decode(errors="replace"))
+                continue
+            return reply
+
+    def _receive(self):
         data = self.pending
         while True:
             m = _PKT.search(data)
@@ -87,7 +108,7 @@ class Remote:
         return _decode(m.group(1)).decode("latin-1")
 
 
-def _list(rem, first, nxt):
+def list_pieces(rem, first, nxt):
     out = []
     r = rem.send(first)
     while r and r != "l":
@@ -109,9 +130,9 @@ def load(path=DEFAULT_TARGET):
         if st.startswith("T1"):
             raise TraceError("%s: the trace is running; stop it first (tstop in gdb), "
                              "frames are readable once it stops" % path)
-        for v in _list(rem, "qTfV", "qTsV"):
+        for v in list_pieces(rem, "qTfV", "qTsV"):
             tr.add_tsv(v)
-        for p in _list(rem, "qTfP", "qTsP"):
+        for p in list_pieces(rem, "qTfP", "qTsP"):
             tr.add_piece(p)
         buf = bytearray()
         while True:

@@ -36,7 +36,9 @@ int ax_hook_getv(struct ax_env *env, u32 tsv, s64 *val)
 
 int ax_hook_setv(struct ax_env *env, u32 tsv, s64 val)
 {
-	return gtp_tsv_set(tsv, val);
+	const struct gtp_tp *tp = env->tp;
+
+	return gtp_tsv_set(tsv, val, tp ? tp->num : 0);
 }
 
 int ax_hook_tracev(struct ax_env *env, u32 tsv)

@@ -115,7 +115,11 @@ void gtp_pkt_qtdisable(struct gtp_conn *gc, char *args)
 	set_enabled(gc, args, false);
 }
 
-/* qTP:<n>:<addr> -> V<hits>:<usage>, both hex. */
+/*
+ * qTP:<n>:<addr> -> V<hits>:<usage>:<errors>:<last error>, all hex.  gdb
+ * reads the first two and ignores the rest (remote.c); gtp-ctl status
+ * shows the evaluation errors (enum ax_error) too.
+ */
 void gtp_pkt_qtp(struct gtp_conn *gc, char *args)
 {
 	const char *p = args;
@@ -125,6 +129,7 @@ void gtp_pkt_qtp(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
-	gtp_replyf(gc, "V%lx:%lx", atomic_long_read(&tp->hits),
-		   atomic_long_read(&tp->usage));
+	gtp_replyf(gc, "V%lx:%lx:%lx:%x", atomic_long_read(&tp->hits),
+		   atomic_long_read(&tp->usage), atomic_long_read(&tp->errors),
+		   READ_ONCE(tp->last_err));
 }

@@ -114,6 +114,7 @@ static void reply_note(struct gtp_conn *gc, const char *name,
 static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 {
 	struct gtp_frame_stats st;
+	char why[48];
 
 	gtp_frames_stats(&st);
 	gtp_replyf(gc, "T%d;", gtp_trace_running());
@@ -136,6 +137,14 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 		break;
 	case GTP_STOP_PASSCOUNT:
 		gtp_replyf(gc, "tpasscount:%x", run.stop_tp);
+		break;
+	case GTP_STOP_TRIGGER:
+		/* gdb: "Trace stopped by a tstop command (<text>)." */
+		scnprintf(why, sizeof(why), "$gtp_stop set by tracepoint %u",
+			  run.stop_tp);
+		gtp_reply(gc, "tstop:");
+		rsp_reply_hex(&gc->rsp, why, strlen(why));
+		gtp_replyf(gc, ":%x", run.stop_tp);
 		break;
 	}
 	if (!st.size)

@@ -18,6 +18,7 @@ enum gtp_stop_reason {
 	GTP_STOP_FULL,		/* buffer full, not circular */
 	GTP_STOP_DISCONNECTED,	/* gdb went away, disconnected tracing off */
 	GTP_STOP_PASSCOUNT,	/* a tracepoint reached its pass count */
+	GTP_STOP_TRIGGER,	/* an action set $gtp_stop (tsv.c) */
 };
 
 #define GTP_DEFAULT_BUF_SIZE	(4 << 20)

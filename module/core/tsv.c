@@ -5,7 +5,8 @@
  * gdb numbers the variables and downloads them with QTDV at tstart.  A
  * variable whose name is one of the built-ins below ("tvariable $cpu_id")
  * is not stored: every read takes the value at that moment, so
- * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only.
+ * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only,
+ * but for $gtp_stop (gtp_tsv_set()).
  *
  * Probe handlers look variables up without locks.  That is safe because
  * the table only grows by publishing a fully written slot (the count is
@@ -13,6 +14,7 @@
  */
 #include "tsv.h"
 #include "traceframe.h"
+#include "trace.h"
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
 static u32 ntsv;
@@ -26,6 +28,7 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_RDTSC]			= "rdtsc",
 	[GTP_TSV_HARDIRQ_COUNT]		= "hardirq_count",
 	[GTP_TSV_SOFTIRQ_COUNT]		= "softirq_count",
+	[GTP_TSV_STOP]			= "gtp_stop",
 };
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
@@ -56,6 +59,8 @@ static s64 builtin_value(enum gtp_builtin_tsv kind)
 		return gtp_hardirq_depth();
 	case GTP_TSV_SOFTIRQ_COUNT:
 		return gtp_softirq_depth();
+	case GTP_TSV_STOP:
+		return !gtp_trace_running();
 	default:
 		return 0;
 	}
@@ -86,13 +91,29 @@ int gtp_tsv_get(u32 num, s64 *val)
 	return 0;
 }
 
-/* setv: -ENOENT if undefined, -EPERM for a built-in. */
-int gtp_tsv_set(u32 num, s64 val)
+/**
+ * gtp_tsv_set() - setv, in probe context
+ * @num: the variable
+ * @val: its new value
+ * @tpnum: the tracepoint whose action sets it
+ *
+ * $gtp_stop is the flight recorder's trigger: setting it to anything but
+ * 0 stops the trace from inside the probe (qTStatus then names @tpnum),
+ * so a circular buffer keeps the frames that led up to the event.
+ *
+ * Return: 0, -ENOENT if @num is undefined, -EPERM for another built-in.
+ */
+int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 {
 	struct gtp_tsv *v = gtp_tsv_find(num);
 
 	if (!v)
 		return -ENOENT;
+	if (v->builtin == GTP_TSV_STOP) {
+		if (val)
+			gtp_trace_stop_from_probe(GTP_STOP_TRIGGER, tpnum);
+		return 0;
+	}
 	if (v->builtin)
 		return -EPERM;
 	WRITE_ONCE(v->value, val);

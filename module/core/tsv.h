@@ -17,6 +17,7 @@ enum gtp_builtin_tsv {
 	GTP_TSV_RDTSC,
 	GTP_TSV_HARDIRQ_COUNT,
 	GTP_TSV_SOFTIRQ_COUNT,
+	GTP_TSV_STOP,		/* setting it non-zero stops the trace */
 	GTP_TSV_NR_BUILTIN,
 };
 
@@ -34,7 +35,7 @@ struct gtp_tsv {
 
 struct gtp_tsv *gtp_tsv_find(u32 num);
 int gtp_tsv_get(u32 num, s64 *val);
-int gtp_tsv_set(u32 num, s64 val);
+int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
 void gtp_tsvs_clear(void);
 void gtp_tsvs_reset_values(void);
 void gtp_tsv_init(void);

@@ -271,6 +271,7 @@ static bool hit(struct gtp_tp *tp, u64 a, u64 b);
 
 static void test_hit_budget_shared(void **state)
 {
+	const char *r;
 	struct gtp_tp *tp;
 	unsigned int i, faults;
 
@@ -298,6 +299,10 @@ static void test_hit_budget_shared(void **state)
 	assert_true(hit(tp, 1, 2));
 	assert_int_equal(atomic_long_read(&tp->errors), 1);
 	assert_int_equal(tp->last_err, AX_ERR_BUDGET);
+	/* qTP: hits, bytes, then (gtp-ctl status) errors and the last one */
+	r = ask("qTP:1:" ADDR_S);
+	assert_true(r[0] == 'V' && strlen(r) > 4);
+	assert_string_equal(r + strlen(r) - 4, ":1:3");
 
 	tp = gtp_tp_find(2, 0xffffffffc0001700ull);
 	faults = user_env_nr_faults();
@@ -371,6 +376,41 @@ static void test_action_limits(void **state)
 	assert_non_null(gtp_tp_find(1, ADDR)->cond->jit);
 }
 
+/* The flight recorder's trigger: an action sets $gtp_stop (tsv.c). */
+static void test_stop_trigger(void **state)
+{
+	const char *why = "$gtp_stop set by tracepoint 7";
+	char want[128], *w;
+	const char *r;
+
+	w = want + sprintf(want, "T0;tstop:");
+	for (; *why; why++)
+		w += sprintf(w, "%02x", (unsigned char)*why);
+	strcpy(w, ":7;");
+
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:6774705f73746f70"),
+			    "OK");
+	assert_string_equal(ask("QTDP:7:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_string_equal(ask("qTV:1"), "V0");	/* 0: running */
+	assert_int_equal(gtp_tsv_set(1, 0, 7), 0);	/* 0 changes nothing */
+	assert_true(gtp_trace_running());
+	assert_int_equal(gtp_tsv_set(1, 5, 7), 0);
+	assert_false(gtp_trace_running());
+	assert_string_equal(ask("qTV:1"), "V1");
+	r = ask("qTStatus");
+	assert_non_null(strstr(r, want));
+	/* the first stopper's reason stays, through a later setter and QTStop */
+	assert_int_equal(gtp_tsv_set(1, 1, 9), 0);
+	assert_string_equal(ask("QTStop"), "OK");
+	r = ask("qTStatus");
+	assert_non_null(strstr(r, want));
+	/* the next run starts */
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(gtp_trace_running());
+	assert_string_equal(ask("qTV:1"), "V0");
+}
+
 static void test_tsv_packets(void **state)
 {
 	char want[96];
@@ -393,12 +433,12 @@ static void test_tsv_packets(void **state)
 	assert_string_equal(ask("qTV:2"), want);
 	assert_string_equal(ask("qTV:9"), "U");
 	/* setv: ordinary variables change, built-ins refuse */
-	assert_int_equal(gtp_tsv_set(1, -2), 0);
+	assert_int_equal(gtp_tsv_set(1, -2, 1), 0);
 	assert_string_equal(ask("qTV:1"), "Vfffffffffffffffe");
-	assert_int_equal(gtp_tsv_set(2, 7), -EPERM);
+	assert_int_equal(gtp_tsv_set(2, 7, 1), -EPERM);
 	assert_int_equal(gtp_tsv_get(2, &v), 0);
 	assert_int_equal(v, getpid());
-	assert_int_equal(gtp_tsv_set(9, 7), -ENOENT);
+	assert_int_equal(gtp_tsv_set(9, 7, 1), -ENOENT);
 	/* QTStart resets values to their initial value */
 	assert_string_equal(ask("QTStart"), "OK");
 	assert_string_equal(ask("qTV:1"), "V5");
@@ -457,7 +497,8 @@ static void test_run_and_frames(void **state)
 	assert_true(hexfield(r, ";tfree:") < hexfield(r, ";tsize:"));
 	assert_true(hexfield(r, ";starttime:") > 0);
 	assert_true(hexfield(r, ";stoptime:") >= hexfield(r, ";starttime:"));
-	snprintf(want, sizeof(want), "V3:%x", 3 * (6 + 1 + GTP_G_SIZE + 11 + 4));
+	snprintf(want, sizeof(want), "V3:%x:0:0",
+		 3 * (6 + 1 + GTP_G_SIZE + 11 + 4));
 	assert_string_equal(ask("qTP:1:" ADDR_S), want);
 
 	assert_string_equal(ask("QTFrame:1"), "F1T1");
@@ -536,7 +577,7 @@ static void test_condition_and_pass_count(void **state)
 	assert_false(hit(tp, 1, 0));
 	assert_true(hit(tp, 2, 0));
 	assert_false(hit(tp, 3, 0));
-	assert_string_equal(ask("qTP:1:" ADDR_S), "V1:6");
+	assert_string_equal(ask("qTP:1:" ADDR_S), "V1:6:0:0");
 	/* pass count 2: the second frame stops the run */
 	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:2"), "E01");
 	assert_non_null(strstr(console, "cannot change while a trace runs"));
@@ -564,7 +605,7 @@ static void test_disable_while_running(void **state)
 	assert_false(hit(tp, 2, 0));
 	assert_string_equal(ask("QTEnable:1:" ADDR16), "OK");
 	assert_true(hit(tp, 3, 0));
-	assert_string_equal(ask("qTP:1:" ADDR_S), "V2:c");
+	assert_string_equal(ask("qTP:1:" ADDR_S), "V2:c:0:0");
 }
 
 static void test_full_buffer_stops(void **state)
@@ -754,6 +795,7 @@ int main(void)
 		T(test_limits),
 		T(test_action_limits),
 		T(test_hit_budget_shared),
+		T(test_stop_trigger),
 		T(test_tsv_packets),
 		T(test_run_and_frames),
 		T(test_uncollected_regs_and_pc),
