@@ -72,18 +72,13 @@ static void dbg_cond_hit(void *ctx, struct pt_regs *regs)
 		atomic64_inc(&dbg.trues);
 }
 
-/* Weak: the JIT may not be linked in (then the interpreter runs). */
-extern int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
-	__weak;
-extern void ax_jit_free(struct ax_prog *prog) __weak;
-
 static void dbg_off(void)
 {
 	if (dbg.handle)
 		gtp_static_detach(dbg.handle);
 	dbg.handle = NULL;
 	if (dbg.prog) {
-		if (dbg.prog->jit && ax_jit_free)
+		if (dbg.prog->jit)
 			ax_jit_free(dbg.prog);
 		ax_prog_free(dbg.prog);
 		dbg.prog = NULL;
@@ -110,7 +105,7 @@ static int dbg_parse_cond(const char *hex, struct ax_prog **prog)
 		pr_info("static_debug: condition refused: %s\n", log);
 		return ret;
 	}
-	if (ax_jit_compile && ax_jit_compile(*prog, log, sizeof(log)))
+	if (ax_jit_compile(*prog, log, sizeof(log)))
 		pr_info("static_debug: interpreting: %s\n", log);
 	return 0;
 }

@@ -4,6 +4,7 @@ detached gdb left running, and $gtp_stop freezes a circular buffer from
 inside a probe.  Expected values are what the Fig. 11 loop passes (call k
 has counter1 = k, counter2 = k - 1), never the code under test's output.
 """
+import functools
 import os
 import re
 import subprocess
@@ -18,6 +19,17 @@ set width 0
 source %s
 gtp-load-module gtp_test
 """ % GTP_PY
+
+
+def leaves_target_clean(fn):
+    """The next test file expects a target where no trace has run."""
+    @functools.wraps(fn)
+    def run():
+        try:
+            fn()
+        finally:
+            reset_target()
+    return run
 
 
 def ctl(*args):
@@ -37,6 +49,7 @@ def values(out, expr):
     return [int(v) for v in re.findall(r"^%s = (-?\d+)$" % re.escape(expr), out, re.M)]
 
 
+@leaves_target_clean
 def test_fig12_over_stdio():
     """`target remote | gtp-ctl stdio`: the paper's session through a pipe,
     as it runs over ssh (no socket anywhere)."""
@@ -59,6 +72,7 @@ tstatus
     expect(so, r"^tracepoint 1 at 0x[0-9a-f]+: 5 hits, \d+ bytes, 0 errors$")
 
 
+@leaves_target_clean
 def test_status_and_stop_of_a_detached_trace():
     reset_target()
     rc, so, se = ctl("stop")
@@ -98,6 +112,7 @@ detach
     expect(out, r"^\$1 = 4$")
 
 
+@leaves_target_clean
 def test_ctl_refusals():
     reset_target()
     # /proc/gtp taken by a gdb: say so, exit 1, change nothing
@@ -119,6 +134,7 @@ def test_ctl_refusals():
     assert rc == 1 and "does not exist" in se, (rc, so, se)
 
 
+@leaves_target_clean
 def test_stop_trigger_keeps_the_frames_before_the_event():
     """A flight recorder: a circular buffer too small for the whole run,
     and an action that sets $gtp_stop when it sees the event (call 900).
