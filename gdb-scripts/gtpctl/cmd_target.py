@@ -16,7 +16,7 @@ import select
 import sys
 
 from . import remote
-from .trace import TraceError
+from .trace import TraceError, parse_status
 
 # qTStatus stop reasons, as gdb's tstatus words them
 _REASONS = {
@@ -60,18 +60,9 @@ def _write_all(fd, data):
         data = data[os.write(fd, data):]
 
 
-def _status_fields(text):
-    fields = {}
-    for f in text.split(";")[1:]:
-        k, _, v = f.partition(":")
-        fields[k] = v
-    return fields
-
-
 def _reason(text):
     """The stop reason of a qTStatus reply, in words."""
-    for f in text.split(";")[1:]:
-        k, _, v = f.partition(":")
+    for k, v in parse_status(text).items():
         if k not in _REASONS:
             continue
         if k == "tpasscount":
@@ -99,8 +90,9 @@ def run_status(args):
         st = rem.send("qTStatus")
         if not st.startswith("T"):
             raise TraceError("%s: unexpected trace status %r" % (args.target, st))
-        f = _status_fields(st)
+        f = parse_status(st)
         running = st.startswith("T1")
+        # every location (Trace.add_piece keeps one per tracepoint number)
         tps = []
         for piece in remote.list_pieces(rem, "qTfP", "qTsP"):
             if piece.startswith("T"):
@@ -148,7 +140,7 @@ def run_stop(args):
         if r != "OK":
             raise TraceError("%s refused QTStop: %s" % (args.target, r))
         st = rem.send("qTStatus")
-        print("trace: %s, %d frames" % (_reason(st), _hex(_status_fields(st), "tframes")))
+        print("trace: %s, %d frames" % (_reason(st), _hex(parse_status(st), "tframes")))
 
 
 def _target_arg(p):

@@ -33,6 +33,16 @@ class TraceError(Exception):
     """A trace (file or target) gtp-ctl cannot use; the text says why."""
 
 
+def parse_status(text):
+    """A qTStatus reply (or a tfile 'status' line) -> {field: value}, in order:
+    the stop reason (tnotrun, tstop, ...) first, then tframes, tsize, ..."""
+    fields = {}
+    for field in text.split(";")[1:]:
+        k, _, v = field.partition(":")
+        fields[k] = v
+    return fields
+
+
 class Tracepoint:
     def __init__(self, number, addr):
         self.number = number
@@ -226,9 +236,7 @@ class Trace:
         self.tsvs[int(f[0], 16)] = bytes.fromhex(f[3]).decode(errors="replace")
 
     def add_status(self, text):
-        for field in text.split(";")[1:]:
-            k, _, v = field.partition(":")
-            self.status[k] = v
+        self.status.update(parse_status(text))
 
     def add_frames(self, buf):
         """Frames back to back (qTBuffer bytes / a tfile's tail)."""

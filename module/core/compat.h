@@ -136,6 +136,16 @@ static inline int snprintf_clamped(char *buf, size_t size, const char *fmt, ...)
 	return (size_t)n >= size ? (int)size - 1 : n;
 }
 
+/* ring.c's timestamps off x86, and tsv.c/trace.c's clocks */
+#include <time.h>
+static inline u64 gtp_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
 /*
  * ring.c: local_t (atomic only against interrupts -- here: signal handlers
  * -- on the owning CPU/thread, as the kernel's asm/local.h: no lock prefix)
@@ -184,14 +194,7 @@ static inline long local_cmpxchg(local_t *l, long old, long new)
 				    __ATOMIC_RELAXED);
 	return old;
 }
-#include <time.h>
-static inline u64 gtp_tsc(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
+#define gtp_tsc()		gtp_clock_ns(CLOCK_MONOTONIC)
 #endif
 #define local_inc(l)		local_add(1, (l))
 #define local_sub(i, l)		local_add(-(long)(i), (l))
@@ -216,14 +219,6 @@ static inline long atomic_long_add_return(long i, atomic_long_t *v)
 /* tsv.c and trace.c: a userspace "probe" runs in the calling thread */
 #include <pthread.h>
 #include <unistd.h>
-#include <time.h>
-static inline u64 gtp_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
 #define gtp_current_task()	((u64)(unsigned long)pthread_self())
 #define gtp_current_pid()	getpid()
 #define gtp_mono_ns()		gtp_clock_ns(CLOCK_MONOTONIC)

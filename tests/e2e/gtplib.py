@@ -145,6 +145,30 @@ def ksym(name):
     raise AssertionError("symbol %s not in /proc/kallsyms" % name)
 
 
+def values(out, expr):
+    """Every 'EXPR = N' line gdb printed (tdump, print), as integers, in order."""
+    pat = r"^%s = (-?\d+)$" % re.escape(expr)
+    return [int(v) for v in re.findall(pat, out, re.M)]
+
+
+def tdump_all(n):
+    """gdb commands: tdump frames 0..n-1."""
+    return "".join("tfind %d\ntdump\n" % i for i in range(n)) + "tfind none\n"
+
+
+# The paper's Fig. 12 session; %s completes the condition ("> 0", "< 0").
+FIG12 = """trace gtp_test_function if 2*counter1+3*counter2 %s
+actions
+collect (2*counter1+3*counter2)
+end
+tstart
+shell echo 5 > /proc/gtp_test
+tstop
+tstatus
+info tracepoints
+"""
+
+
 def expect(text, regex, flags=re.M):
     """Assert that regex matches somewhere in text; return the match."""
     m = re.search(regex, text, flags)

@@ -9,8 +9,8 @@ import os
 import re
 import subprocess
 
-from gtplib import (GTP_PY, REPO, expect, expect_not, gdb_script, reset_target,
-                    sh)
+from gtplib import (FIG12, GTP_PY, REPO, expect, expect_not, gdb_script,
+                    reset_target, sh, tdump_all, values)
 
 GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
 PRE = """set pagination off
@@ -45,24 +45,12 @@ def session(body, target="target remote /proc/gtp"):
     return out
 
 
-def values(out, expr):
-    return [int(v) for v in re.findall(r"^%s = (-?\d+)$" % re.escape(expr), out, re.M)]
-
-
 @leaves_target_clean
 def test_fig12_over_stdio():
     """`target remote | gtp-ctl stdio`: the paper's session through a pipe,
     as it runs over ssh (no socket anywhere)."""
     reset_target()
-    out = session("""trace gtp_test_function if 2*counter1+3*counter2 > 0
-actions
-collect (2*counter1+3*counter2)
-end
-tstart
-shell echo 5 > /proc/gtp_test
-tstop
-tstatus
-""" + "".join("tfind %d\ntdump\n" % i for i in range(5)) + "tfind none\ndetach\n",
+    out = session(FIG12 % "> 0" + tdump_all(5) + "detach\n",
                   target="target remote | %s stdio" % GTP_CTL)
     expect(out, r"Collected 5 trace frames")
     assert values(out, "(2*counter1+3*counter2)") == [2, 7, 12, 17, 22], out

@@ -12,7 +12,7 @@ cannot run says so on gdb's console at tstart, never silently.
 """
 import re
 
-from gtplib import GTP_PY, gdb_script, expect, expect_not, param, sh
+from gtplib import GTP_PY, gdb_script, expect, expect_not, param, sh, values
 
 # Not gtplib's GDB_HEAD: connecting before gtp_test's symbols are loaded,
 # gdb does not adopt the tracepoint the previous session left on the target.
@@ -44,11 +44,6 @@ tstop
     out = gdb_script(HEAD + body, timeout=240)
     expect_not(out, r"Fatal signal|internal-error|Remote connection closed")
     return out
-
-
-def values(out, expr):
-    pat = r"^%s = (-?\d+)$" % re.escape(expr)
-    return [int(v) for v in re.findall(pat, out, re.M)]
 
 
 def areas_during(out):

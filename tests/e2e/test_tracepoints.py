@@ -11,7 +11,7 @@ import signal
 import subprocess
 import time
 
-from gtplib import (GDB_HEAD, GTP_KO, gdb_script, expect, expect_not, ksym, past_fentry,
+from gtplib import (FIG12, GDB_HEAD, GTP_KO, gdb_script, tdump_all, values, expect, expect_not, ksym, past_fentry,
                     reset_target, sh)
 
 HEAD = GDB_HEAD
@@ -31,32 +31,9 @@ def _session(body, timeout):
     return out
 
 
-def values(out, expr):
-    """Every 'EXPR = N' line tdump printed, as integers, in order."""
-    pat = r"^%s = (-?\d+)$" % re.escape(expr)
-    return [int(v) for v in re.findall(pat, out, re.M)]
-
-
 def frames_collected(out):
     return [int(n) for n in re.findall(
         r"(?:Collected|Buffer contains) (\d+) trace frames", out)]
-
-
-def tdump_all(n):
-    """gdb commands: tdump frames 0..n-1."""
-    return "".join("tfind %d\ntdump\n" % i for i in range(n)) + "tfind none\n"
-
-
-FIG12 = """trace gtp_test_function if 2*counter1+3*counter2 %s
-actions
-collect (2*counter1+3*counter2)
-end
-tstart
-shell echo 5 > /proc/gtp_test
-tstop
-tstatus
-info tracepoints
-"""
 
 
 def test_fig12_true_condition():
