@@ -38,7 +38,7 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps deps-matrix tools check check-matrix check-layering unit e2e demo bench dkms doccheck lockdown-check clean
+.PHONY: all modules deps deps-matrix tools check check-matrix check-layering unit e2e demo bench dkms doccheck lockdown-check replay-check clean
 all: modules
 
 modules:
@@ -89,7 +89,7 @@ demo: deps
 KERNEL_DOC ?= $(lastword $(sort $(wildcard /usr/lib/linux-kbuild-*/scripts/kernel-doc)))
 DOC_SRCS := $(wildcard module/*.[ch] module/core/*.[ch] jit/*.[ch])
 
-CHECK_EXTRA += doccheck check-layering lockdown-check
+CHECK_EXTRA += doccheck check-layering lockdown-check replay-check
 
 # module/core/ and jit/ depend on nothing above them: no #include and no
 # symbol edge into module/ (on the objects of the module just built).
@@ -98,6 +98,9 @@ check-layering: modules
 # gtp obeys kernel lockdown (a guest boot of the default kernel).
 lockdown-check:
 	tests/vm/lockdown-check
+# A session saved on one boot replays on another (two guest boots).
+replay-check:
+	tests/vm/replay-check
 
 doccheck:
 	@test -n "$(KERNEL_DOC)" || { echo "doccheck: no scripts/kernel-doc (make deps)" >&2; exit 1; }

@@ -15,4 +15,9 @@ per concept:
   cmd_summary.py the hist, count and stats subcommands
   cmd_target.py  the stdio, status and stop subcommands (the live target)
   plot.py        the plot subcommand: an SVG timeline and histogram
+  ksyms.py       kernel addresses as symbol+offset through /proc/kallsyms
+  axreloc.py     the kernel addresses inside actions and bytecode
+  session.py     a session file: read, write, bind to this boot
+  cmd_session.py the save-session and start subcommands
+  cmd_frames.py  the save (trace file) and dump (text) subcommands
 """

@@ -8,8 +8,8 @@ decoded).  It asks for no-ack mode first, as gdb does.
 load() reads a stopped trace the way gdb's tsave does: qTStatus, the
 trace state variables (qTfV/qTsV), the tracepoint definitions with their
 source strings (qTfP/qTsP), then the frames in trace-file format
-(qTBuffer:offset,length until 'l'), so a live trace and a tsave'd file
-become the same Trace.
+(qTBuffer:offset,length until 'l') and the target description, so a live
+trace and a tsave'd file become the same Trace.
 """
 import errno
 import os
@@ -119,14 +119,40 @@ def list_pieces(rem, first, nxt):
     return out
 
 
-def load(path=DEFAULT_TARGET):
-    """The stopped trace on the target at path, as a Trace."""
+def _frame_origins(rem, tr):
+    """Frame.cpu and Frame.ns (since the run started; None if the tick
+    rate is unknown) from qGtpFrameOrigin, which the trace file lacks."""
+    for f in tr.frames:
+        r = rem.send("qGtpFrameOrigin:%x" % f.index)
+        try:
+            cpu, ticks, khz = [int(x, 16) for x in r.split(":")]
+        except ValueError:
+            return                      # an older gtp.ko: no origins
+        f.cpu = cpu
+        f.ns = ticks * 1000000 // khz if khz else None
+
+
+def target_description(rem):
+    """The target description XML as lines (qXfer:features:read), or []."""
+    xml = ""
+    while True:
+        r = rem.send("qXfer:features:read:target.xml:%x,%x" % (len(xml), 0x1000))
+        if not r or r[0] not in "ml":
+            return []
+        xml += r[1:]
+        if r[0] == "l":
+            return xml.splitlines()
+
+
+def load(path=DEFAULT_TARGET, origins=False):
+    """The stopped trace on the target at path, as a Trace; with origins,
+    each frame's CPU and time too (one packet per frame)."""
     with Remote(path) as rem:
         tr = Trace(path)
         st = rem.send("qTStatus")
         if not st.startswith("T"):
             raise TraceError("%s: unexpected trace status %r" % (path, st))
-        tr.add_status(st)
+        tr.add_status(st[1:])
         if st.startswith("T1"):
             raise TraceError("%s: the trace is running; stop it first (tstop in gdb), "
                              "frames are readable once it stops" % path)
@@ -144,6 +170,9 @@ def load(path=DEFAULT_TARGET):
                                  % (path, r))
             buf += bytes.fromhex(r)
         tr.add_frames(bytes(buf))
+        tr.tdesc = target_description(rem)
+        if origins:
+            _frame_origins(rem, tr)
         if tr.frames:
             # the register block size is the size of the 'g' reply
             r = rem.send("QTFrame:0")

@@ -17,9 +17,11 @@ def add_arguments(p):
                         "(default %s) with the remote protocol" % remote.DEFAULT_TARGET)
 
 
-def load(args):
+def load(args, origins=False):
+    """The Trace args name; origins: each frame's CPU and time from a live
+    target (remote.load)."""
     if args.file and args.target:
         raise SystemExit("gtp-ctl: give -f FILE or --target PATH, not both")
     if args.file:
         return tfile.load(args.file)
-    return remote.load(args.target or remote.DEFAULT_TARGET)
+    return remote.load(args.target or remote.DEFAULT_TARGET, origins)

@@ -146,13 +146,14 @@ def parse_actions(s):
 
 
 class Frame:
-    __slots__ = ("index", "tpnum", "data", "_parsed", "regs", "mem", "tsv")
+    __slots__ = ("index", "tpnum", "data", "_parsed", "regs", "mem", "tsv", "cpu", "ns")
 
     def __init__(self, index, tpnum, data):
         self.index = index
         self.tpnum = tpnum
         self.data = data
         self._parsed = False
+        self.cpu = self.ns = None     # from the live target only
 
     def parse(self, regsize):
         if self._parsed:
@@ -196,6 +197,11 @@ class Trace:
         self.tsvs = {}            # number -> name (without '$')
         self.tracepoints = {}     # target number -> Tracepoint
         self.frames = []
+        # the definitions as read, for writing a trace file back (tfile.write)
+        self.raw_status = None
+        self.raw_tsvs = []
+        self.raw_pieces = []
+        self.tdesc = []           # target description XML lines (architecture)
 
     def tsv_number(self, name):
         for n, nm in self.tsvs.items():
@@ -206,6 +212,7 @@ class Trace:
     def add_piece(self, piece):
         """One qTfP piece / tfile 'tp' line: T, A, S, Z or V."""
         kind, rest = piece[0], piece[1:]
+        self.raw_pieces.append(piece)
         f = rest.split(":")
         if len(f) < 2:
             raise TraceError("malformed tracepoint piece %r" % piece)
@@ -233,9 +240,12 @@ class Trace:
         f = text.split(":")
         if len(f) < 4:
             raise TraceError("malformed trace state variable %r" % text)
+        self.raw_tsvs.append(text)
         self.tsvs[int(f[0], 16)] = bytes.fromhex(f[3]).decode(errors="replace")
 
     def add_status(self, text):
+        """A tfile 'status' line's text, or a qTStatus reply without its 'T'."""
+        self.raw_status = text
         self.status.update(parse_status(text))
 
     def add_frames(self, buf):

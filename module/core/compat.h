@@ -36,6 +36,8 @@
 
 /* ring.c: timestamps are raw TSC reads (synchronized across CPUs on x86-64). */
 #define gtp_tsc()		rdtsc()
+#include <asm/tsc.h>
+#define gtp_tsc_khz()		tsc_khz
 /* frame_ring.c: the writer's CPU (preemption is off in probes), and a
  * wait for every probe handler in flight (they run preempt-disabled). */
 #include <linux/smp.h>
@@ -179,6 +181,7 @@ static inline long local_cmpxchg(local_t *l, long old, long new)
 }
 #include <x86intrin.h>
 #define gtp_tsc()		((u64)__rdtsc())
+#define gtp_tsc_khz()		0UL	/* not known to a test program */
 #else
 static inline void local_add(long i, local_t *l)
 {
@@ -195,6 +198,7 @@ static inline long local_cmpxchg(local_t *l, long old, long new)
 	return old;
 }
 #define gtp_tsc()		gtp_clock_ns(CLOCK_MONOTONIC)
+#define gtp_tsc_khz()		1000000UL	/* ticks are nanoseconds */
 #endif
 #define local_inc(l)		local_add(1, (l))
 #define local_sub(i, l)		local_add(-(long)(i), (l))

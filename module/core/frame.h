@@ -12,7 +12,8 @@
  *	gtp_frame_commit(&slot);
  *
  *   reader (process context, under the packet lock, after gtp_frames_stop()):
- *	gtp_frames_count(), gtp_frame_get(i): frames oldest first.
+ *	gtp_frames_count(), gtp_frame_get(i): frames oldest first;
+ *	gtp_frame_origin(i): its CPU and time (gtp_tsc() ticks into the run).
  *
  * A frame's bytes are exactly one frame of gdb's trace file format
  * (protocol reference 6.3): int16 tracepoint number, u32 size of the
@@ -54,6 +55,7 @@ void gtp_frame_commit(struct gtp_frame_slot *slot);
 
 u64 gtp_frames_count(void);
 const u8 *gtp_frame_get(u64 idx, u32 *len);
+int gtp_frame_origin(u64 idx, unsigned int *cpu, u64 *ticks);
 
 /* Largest frame a store of @size bytes accepts: for QTDP-time checks. */
 u32 gtp_frames_max_len(u64 size);

@@ -48,6 +48,8 @@ static struct {
 	bool walk_valid;
 	u64 next;
 	const struct ring_record *cur;
+	unsigned int cur_cpu;		/* the CPU @cur was written on */
+	u64 start_ts;			/* gtp_tsc() when the run started */
 } rfs;
 
 static unsigned int fr_log2(u64 v)
@@ -148,6 +150,7 @@ void gtp_frames_start(void)
 {
 	fr_walk_reset();
 	rfs.quiet = false;
+	rfs.start_ts = gtp_tsc();
 	/* ring_reset()'s stores before writers see @accepting: its smp_mb() */
 	WRITE_ONCE(rfs.accepting, rfs.ring != NULL);
 }
@@ -288,7 +291,7 @@ const u8 *gtp_frame_get(u64 idx, u32 *len)
 		rfs.cur = NULL;
 	}
 	while (rfs.next <= idx) {
-		rfs.cur = ring_iter_next(rfs.iter, NULL);
+		rfs.cur = ring_iter_next(rfs.iter, &rfs.cur_cpu);
 		if (!rfs.cur) {
 			rfs.walk_valid = false;
 			return NULL;
@@ -297,4 +300,25 @@ const u8 *gtp_frame_get(u64 idx, u32 *len)
 	}
 	*len = rfs.cur->len;
 	return ring_record_data(rfs.cur);
+}
+
+/**
+ * gtp_frame_origin() - where and when frame @idx was written
+ * @idx: frame number, 0 = oldest
+ * @cpu: set to the CPU whose buffer holds it
+ * @ticks: set to gtp_tsc() ticks from the start of the run to its reservation
+ *
+ * The trace file format has no room for either; gtp-ctl asks for them.
+ *
+ * Return: 0, or -ENOENT as gtp_frame_get() returns NULL.
+ */
+int gtp_frame_origin(u64 idx, unsigned int *cpu, u64 *ticks)
+{
+	u32 len;
+
+	if (!gtp_frame_get(idx, &len))
+		return -ENOENT;
+	*cpu = rfs.cur_cpu;
+	*ticks = rfs.cur->ts > rfs.start_ts ? rfs.cur->ts - rfs.start_ts : 0;
+	return 0;
 }

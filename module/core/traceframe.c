@@ -430,8 +430,31 @@ static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
 		gtp_reply(gc, "l");
 }
 
+/*
+ * qGtpFrameOrigin:<idx> -> <cpu>:<ticks>:<khz>: the CPU a frame was
+ * written on and when, in gtp_tsc() ticks since the run started, ticking
+ * at <khz> (0: unknown).  gdb's trace file has no per-frame CPU or time;
+ * gtp-ctl dump shows them.
+ */
+static void pkt_frame_origin(struct gtp_conn *gc, char *args)
+{
+	unsigned int cpu;
+	u64 idx, ticks;
+	const char *p;
+
+	p = rsp_parse_hex(args, &idx);
+	if (!p || *p || !gtp_trace_frames_readable() ||
+	    gtp_frame_origin(idx, &cpu, &ticks)) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	gtp_replyf(gc, "%x:%llx:%lx", cpu, (unsigned long long)ticks,
+		   (unsigned long)gtp_tsc_khz());
+}
+
 static const struct gtp_pkt_handler tframe_handlers[] = {
 	{ "QTFrame:", 0, pkt_qtframe },
+	{ "qGtpFrameOrigin:", 0, pkt_frame_origin },
 	{ "qXfer:traceframe-info:read::", 0, pkt_tframe_info },
 	{ "qTBuffer:", 0, pkt_qtbuffer_read },
 	{ NULL },

@@ -184,13 +184,14 @@ malformed:
 	gtp_reply_error(gc, 1);
 }
 
-/* <n>:<value>:<builtin>:<hexname> for qTfV/qTsV */
+/*
+ * <n>:<initial>:<builtin>:<hexname> for qTfV/qTsV.  The initial value, as
+ * gdbserver uploads it: what was defined, so a session saved after a run
+ * (gtp-ctl save-session) starts like the original; qTV reads the value now.
+ */
 static void reply_tsv(struct gtp_conn *gc, const struct gtp_tsv *v)
 {
-	s64 val = 0;
-
-	gtp_tsv_get(v->num, &val);
-	gtp_replyf(gc, "%x:%llx:%x:", v->num, (unsigned long long)val,
+	gtp_replyf(gc, "%x:%llx:%x:", v->num, (unsigned long long)v->initial,
 		   v->builtin_flag);
 	rsp_reply_hex(&gc->rsp, v->name, strlen(v->name));
 }

@@ -3,6 +3,7 @@
 Every test drives *stock gdb* against the real /proc/gtp of the running
 guest kernel; nothing here imitates the kernel side.
 """
+import functools
 import os
 import re
 import subprocess
@@ -54,6 +55,42 @@ def reset_target():
     """Forget what earlier tests left: definitions, frames, buffer modes."""
     raw_packets("QTStop", "QTinit", "QTBuffer:circular:0",
                 "QTBuffer:size:-1", "QTDisconnected:0")
+
+
+# gtp-ctl, the tool for boxes without gdb (issue 12)
+GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
+CTL_PRE = """set pagination off
+set confirm off
+set width 0
+source %s
+gtp-load-module gtp_test
+""" % GTP_PY
+
+
+def leaves_target_clean(fn):
+    """The next test file expects a target where no trace has run."""
+    @functools.wraps(fn)
+    def run():
+        try:
+            fn()
+        finally:
+            reset_target()
+    return run
+
+
+def ctl(*args):
+    """Run gtp-ctl ARGS: (status, stdout, stderr)."""
+    p = subprocess.run([GTP_CTL] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def ctl_session(body, target="target remote /proc/gtp"):
+    """One gdb with gtp_test's symbols, on target, running body."""
+    out = gdb_script(CTL_PRE + target + "\n" + body, timeout=300)
+    expect_not(out, r"Fatal signal|internal-error|Remote connection closed|"
+               r"Bogus|Malformed|Remote failure|Traceback")
+    return out
 
 
 def connect(*cmds):

@@ -4,45 +4,11 @@ detached gdb left running, and $gtp_stop freezes a circular buffer from
 inside a probe.  Expected values are what the Fig. 11 loop passes (call k
 has counter1 = k, counter2 = k - 1), never the code under test's output.
 """
-import functools
-import os
 import re
 import subprocess
 
-from gtplib import (FIG12, GTP_PY, REPO, expect, expect_not, gdb_script,
-                    reset_target, sh, tdump_all, values)
-
-GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
-PRE = """set pagination off
-set confirm off
-set width 0
-source %s
-gtp-load-module gtp_test
-""" % GTP_PY
-
-
-def leaves_target_clean(fn):
-    """The next test file expects a target where no trace has run."""
-    @functools.wraps(fn)
-    def run():
-        try:
-            fn()
-        finally:
-            reset_target()
-    return run
-
-
-def ctl(*args):
-    p = subprocess.run([GTP_CTL] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
-
-
-def session(body, target="target remote /proc/gtp"):
-    out = gdb_script(PRE + target + "\n" + body, timeout=300)
-    expect_not(out, r"Fatal signal|internal-error|Remote connection closed|"
-               r"Bogus|Malformed|Remote failure|Traceback")
-    return out
+from gtplib import (FIG12, GTP_CTL, ctl, ctl_session as session, expect, expect_not,
+                    leaves_target_clean, reset_target, sh, tdump_all, values)
 
 
 @leaves_target_clean

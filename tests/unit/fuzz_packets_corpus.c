@@ -240,7 +240,10 @@ size_t gen_real(void)
 	case 26: p += sprintf(p, "qTfP"); break;
 	case 27: case 28: p += sprintf(p, "qTsP"); break;
 	case 29: p += sprintf(p, chance(50) ? "qTfV" : "qTsV"); break;
-	case 30: p += sprintf(p, "qTV:"); put_num(&p); break;
+	case 30:
+		p += sprintf(p, chance(50) ? "qTV:" : "qGtpFrameOrigin:");
+		put_num(&p);
+		break;
 	case 31: p += sprintf(p, "g"); break;
 	case 32:
 		p += sprintf(p, "QTro");

@@ -298,6 +298,12 @@ static void check_reply(const char *pkt, size_t plen, const char *r, size_t n)
 		p = p ? hexfield(p, ':') : NULL;
 		p = p ? hexfield(p, ':') : NULL;
 		ok = p && hexfield(p, '\0') && !p[strspn(p, "0123456789abcdef")];
+	} else if (starts(pkt, "qGtpFrameOrigin:")) {
+		/* <cpu>:<ticks>:<khz> */
+		const char *p = hexfield(r, ':');
+
+		p = p ? hexfield(p, ':') : NULL;
+		ok = p && hexfield(p, '\0') && !p[strspn(p, "0123456789abcdef")];
 	} else if (starts(pkt, "qTV:")) {
 		ok = !strcmp(r, "U") ||
 		     (r[0] == 'V' && n > 1 && is_hex_str(r + 1, n - 1));

@@ -16,6 +16,7 @@ static const char *const names[] = {
 	"qXfer:features:read:target.xml:", "qXfer:traceframe-info:read::",
 	"qSupported", "QStartNoAckMode", "qTStatus", "QTinit", "QTStart",
 	"QTStop", "Hg", "T", "D", "?", "qC", "vMustReplyEmpty",
+	"qGtpFrameOrigin:",
 };
 
 /* (b) well-framed packets, random payloads: one good reply each. */

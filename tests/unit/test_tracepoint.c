@@ -423,10 +423,9 @@ static void test_tsv_packets(void **state)
 	assert_string_equal(ask("QTDV:1:0000000000000005:0:68697473"), "OK");
 	assert_string_equal(ask("QTDV:2:0000000000000000:0:"
 				"63757272656e745f7461736b5f706964"), "OK");
+	/* the upload gives the initial values (as gdbserver), qTV the values now */
 	assert_string_equal(ask("qTfV"), "1:5:0:68697473");
-	snprintf(want, sizeof(want), "2:%x:0:63757272656e745f7461736b5f706964",
-		 (unsigned int)getpid());
-	assert_string_equal(ask("qTsV"), want);
+	assert_string_equal(ask("qTsV"), "2:0:0:63757272656e745f7461736b5f706964");
 	assert_string_equal(ask("qTsV"), "l");
 	assert_string_equal(ask("qTV:1"), "V5");
 	snprintf(want, sizeof(want), "V%x", (unsigned int)getpid());
@@ -695,6 +694,35 @@ static void test_qtbuffer_is_tfile_frames(void **state)
 	assert_int_equal(frames, 20);
 }
 
+/* qGtpFrameOrigin: each frame's CPU, and times that never go backwards */
+static void test_frame_origin(void **state)
+{
+	struct gtp_tp *tp;
+	unsigned long long last = 0, ticks;
+	unsigned int cpu, i;
+	unsigned long khz;
+
+	tp = start_regs_and_global("QTDP:1:" ADDR16 ":E:0:0");
+	/* running: the frames may still change */
+	assert_string_equal(ask("qGtpFrameOrigin:0"), "E01");
+	for (i = 0; i < 3; i++)
+		assert_true(hit(tp, i, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	for (i = 0; i < 3; i++) {
+		char pkt[32];
+
+		snprintf(pkt, sizeof(pkt), "qGtpFrameOrigin:%x", i);
+		assert_int_equal(sscanf(ask(pkt), "%x:%llx:%lx", &cpu, &ticks,
+					&khz), 3);
+		/* the test program writes every frame from CPU 0's buffer */
+		assert_int_equal(cpu, 0);
+		assert_true(ticks >= last);
+		last = ticks;
+	}
+	assert_string_equal(ask("qGtpFrameOrigin:3"), "E01");
+	assert_string_equal(ask("qGtpFrameOrigin:zz"), "E01");
+}
+
 static void test_start_failure_rolls_back(void **state)
 {
 	const char *r;
@@ -804,6 +832,7 @@ int main(void)
 		T(test_full_buffer_stops),
 		T(test_circular_keeps_newest),
 		T(test_qtbuffer_is_tfile_frames),
+		T(test_frame_origin),
 		T(test_start_failure_rolls_back),
 		T(test_disconnect),
 		T(test_frame_store_wrap_order),
