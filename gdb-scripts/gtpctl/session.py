@@ -240,8 +240,10 @@ class Session:
             for typ, start, text in tp.sources:
                 if text.startswith("hex:"):
                     raw = bytes.fromhex(text[4:])
-                else:
+                elif typ == "at" and text.startswith("*0x{"):
                     raw = _bind(text, ks, same_boot, tp).encode()
+                else:
+                    raw = text.encode()     # gdb's {TYPE} casts stay as they are
                 out.append("QTDPsrc:%x:%x:%s:%x:%x:%s" % (tp.num, addr, typ, start,
                                                           len(raw), raw.hex()))
         for num, initial, builtin, name in self.tsvs:
