@@ -103,8 +103,7 @@ def register(sub, formatter):
                        "in any gdb with the kernel's symbols shows the frames.",
                        formatter_class=formatter)
     p.add_argument("out", metavar="OUT.tf", help="the trace file to write")
-    p.add_argument("--target", default=remote.DEFAULT_TARGET, metavar="PATH",
-                   help="the gtp device (default %(default)s)")
+    remote.add_target_argument(p)
     p.set_defaults(func=run_save)
 
     p = sub.add_parser("dump", help="print every frame as text",

@@ -14,7 +14,7 @@ import sys
 
 from . import ksyms, remote
 from .session import Session
-from .trace import TraceError, parse_status
+from .trace import TraceError, parse_status, status_number
 
 
 def run_save_session(args):
@@ -64,7 +64,7 @@ def run_start(args):
         if st.startswith("T1"):
             raise TraceError("a trace is running on %s; stop it first (gtp-ctl stop)"
                              % args.target)
-        frames = int(parse_status(st).get("tframes", "0") or "0", 16)
+        frames = status_number(parse_status(st), "tframes")
         if frames and not args.discard:
             raise TraceError("%s holds %d frames of the last trace; save them first "
                              "(gtp-ctl save OUT.tf) or give --discard" % (args.target, frames))
@@ -92,8 +92,7 @@ def register(sub, formatter):
                        "KASLR slide) or another machine with the same kernel build.",
                        formatter_class=formatter)
     p.add_argument("file", metavar="FILE", help="the session file ('-': standard output)")
-    p.add_argument("--target", default=remote.DEFAULT_TARGET, metavar="PATH",
-                   help="the gtp device (default %(default)s)")
+    remote.add_target_argument(p)
     p.set_defaults(func=run_save_session)
 
     p = sub.add_parser("start", help="download a saved session and start tracing",
@@ -109,6 +108,5 @@ def register(sub, formatter):
     p.add_argument("--discard", action="store_true",
                    help="start even if the target holds frames of an earlier trace "
                    "(they are lost)")
-    p.add_argument("--target", default=remote.DEFAULT_TARGET, metavar="PATH",
-                   help="the gtp device (default %(default)s)")
+    remote.add_target_argument(p)
     p.set_defaults(func=run_start)

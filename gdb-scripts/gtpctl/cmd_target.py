@@ -16,7 +16,7 @@ import select
 import sys
 
 from . import remote
-from .trace import TraceError, parse_status
+from .trace import TraceError, parse_status, status_number
 
 # qTStatus stop reasons, as gdb's tstatus words them
 _REASONS = {
@@ -78,13 +78,6 @@ def _reason(text):
     return "unknown"
 
 
-def _hex(fields, key):
-    try:
-        return int(fields.get(key, "0") or "0", 16)
-    except ValueError:
-        return 0
-
-
 def run_status(args):
     with remote.Remote(args.target) as rem:
         st = rem.send("qTStatus")
@@ -103,8 +96,8 @@ def run_status(args):
             r = rem.send("qTP:%x:%x" % (num, addr))
             if r.startswith("V"):
                 counts[(num, addr)] = [int(x, 16) for x in r[1:].split(":")]
-    size, free = _hex(f, "tsize"), _hex(f, "tfree")
-    frames, created = _hex(f, "tframes"), _hex(f, "tcreated")
+    size, free = status_number(f, "tsize"), status_number(f, "tfree")
+    frames, created = status_number(f, "tframes"), status_number(f, "tcreated")
     used = size - free if size >= free else 0
     print("trace: %s" % ("running" if running else _reason(st)))
     print("frames: %d in the buffer, %d created, %d overwritten or dropped"
@@ -140,12 +133,8 @@ def run_stop(args):
         if r != "OK":
             raise TraceError("%s refused QTStop: %s" % (args.target, r))
         st = rem.send("qTStatus")
-        print("trace: %s, %d frames" % (_reason(st), _hex(parse_status(st), "tframes")))
-
-
-def _target_arg(p):
-    p.add_argument("--target", default=remote.DEFAULT_TARGET, metavar="PATH",
-                   help="the gtp device (default %(default)s)")
+        print("trace: %s, %d frames"
+              % (_reason(st), status_number(parse_status(st), "tframes")))
 
 
 def register(sub, formatter):
@@ -155,7 +144,7 @@ def register(sub, formatter):
                        "gtp-ctl stdio`: no listening socket, ssh authenticates.  Ends "
                        "when stdin closes (gdb detached or quit).",
                        formatter_class=formatter)
-    _target_arg(p)
+    remote.add_target_argument(p)
     p.set_defaults(func=run_stdio)
 
     p = sub.add_parser("status", help="is a trace running, frames, buffer, per-tracepoint hits",
@@ -163,12 +152,12 @@ def register(sub, formatter):
                        "stopped, frames and buffer use, and per tracepoint its hits, "
                        "frame bytes and evaluation errors.",
                        formatter_class=formatter)
-    _target_arg(p)
+    remote.add_target_argument(p)
     p.set_defaults(func=run_status)
 
     p = sub.add_parser("stop", help="stop the running trace (frames stay readable)",
                        description="Stop the running trace, as gdb's tstop: the "
                        "probes are detached and the frames stay on the target.",
                        formatter_class=formatter)
-    _target_arg(p)
+    remote.add_target_argument(p)
     p.set_defaults(func=run_stop)

@@ -43,6 +43,12 @@ def _decode(raw):
     return bytes(out)
 
 
+def add_target_argument(p):
+    """--target PATH, for the subcommands that talk to a live target."""
+    p.add_argument("--target", default=DEFAULT_TARGET, metavar="PATH",
+                   help="the gtp device (default %(default)s)")
+
+
 def open_target(path=DEFAULT_TARGET):
     """An O_RDWR descriptor of the target, or TraceError saying why not."""
     try:

@@ -27,7 +27,7 @@ import os
 import re
 
 from . import axreloc, ksyms
-from .trace import TraceError, parse_status
+from .trace import TraceError, parse_status, status_number
 
 VERSION = "1"
 
@@ -41,8 +41,9 @@ class TracepointDef:
         self.actions = []         # unbound action strings
         self.sources = []         # (type, start, text)
 
-    def strings(self):
-        return [self.at] + ([self.cond] if self.cond else []) + self.actions
+    def bytecode_strings(self):
+        """The condition and actions: where axreloc references live."""
+        return ([self.cond] if self.cond else []) + self.actions
 
 
 class Session:
@@ -65,8 +66,7 @@ class Session:
         s.build_id = ksyms.kernel_build_id() or "-"
         s.boot = ksyms.boot_id()
         f = parse_status(status)
-        if int(f.get("tsize", "0") or "0", 16):
-            s.buffer_size = int(f["tsize"], 16)
+        s.buffer_size = status_number(f, "tsize") or None
         s.circular = f.get("circular") == "1"
         s.disconnected = f.get("disconn") == "1"
         for text in tsv_pieces:
@@ -77,7 +77,7 @@ class Session:
         for piece in tp_pieces:
             s._add_piece(piece, ks, by_num)
         refs = [tp.at for tp in s.tps]
-        refs += [r for tp in s.tps for x in tp.strings()[1:] for r in axreloc.refs(x)]
+        refs += [r for tp in s.tps for x in tp.bytecode_strings() for r in axreloc.refs(x)]
         for mod in sorted(ksyms.modules_of(refs)):
             s.modules[mod] = ksyms.module_build_id(mod) or "-"
         return s

@@ -43,6 +43,14 @@ def parse_status(text):
     return fields
 
 
+def status_number(fields, key):
+    """A hex field of parse_status()'s result; 0 when absent or malformed."""
+    try:
+        return int(fields.get(key, "0") or "0", 16)
+    except ValueError:
+        return 0
+
+
 class Tracepoint:
     def __init__(self, number, addr):
         self.number = number

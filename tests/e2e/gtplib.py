@@ -67,6 +67,18 @@ gtp-load-module gtp_test
 """ % GTP_PY
 
 
+# a session whose condition and action read a module global: gdb encodes
+# its address in the bytecode and as an absolute memory range
+MOD_GLOBAL = """trace gtp_test_function if gtp_test_calls > 3
+actions
+collect gtp_test_calls
+end
+tstart
+shell echo 2 > /proc/gtp_test
+tstop
+"""
+
+
 def leaves_target_clean(fn):
     """The next test file expects a target where no trace has run."""
     @functools.wraps(fn)
@@ -172,14 +184,23 @@ def sh(cmd, timeout=300):
     return out
 
 
-def ksym(name):
-    """Address of a symbol from /proc/kallsyms (first match)."""
+def ksym(name, mod=None):
+    """Address of a symbol from /proc/kallsyms (first match; with mod, the
+    one of that module)."""
     with open("/proc/kallsyms") as f:
         for line in f:
             parts = line.split()
-            if len(parts) >= 3 and parts[2] == name:
+            if len(parts) >= 3 and parts[2] == name and \
+                    (mod is None or parts[3:] == ["[%s]" % mod]):
                 return int(parts[0], 16)
     raise AssertionError("symbol %s not in /proc/kallsyms" % name)
+
+
+def dumped_memory(dump, item, size):
+    """[(address hex, value)] of the size-byte memory blocks `gtp-ctl dump`
+    named item."""
+    return re.findall(r"^  memory 0x([0-9a-f]+), %d bytes \(%s\): .* = (-?\d+)$"
+                      % (size, re.escape(item)), dump, re.M)
 
 
 def values(out, expr):

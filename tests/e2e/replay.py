@@ -14,31 +14,13 @@
 Prints "replay: ..." lines; exits non-zero on the first failure.
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gtplib import (CTL_PRE, FIG12, ctl, ctl_session, expect, gdb_script,  # noqa: E402
-                    reset_target, sh, values)
+from gtplib import (CTL_PRE, FIG12, MOD_GLOBAL, ctl, ctl_session,  # noqa: E402
+                    dumped_memory, expect, gdb_script, ksym, reset_target, sh, values)
 
-GLOBAL = """trace gtp_test_function if gtp_test_calls > 3
-actions
-collect gtp_test_calls
-end
-tstart
-shell echo 2 > /proc/gtp_test
-tstop
-"""
-SESSIONS = (("fig12", FIG12 % "> 0"), ("global", GLOBAL))
-
-
-def kallsyms(name, mod=None):
-    with open("/proc/kallsyms") as f:
-        for line in f:
-            w = line.split()
-            if w[2] == name and (mod is None or w[3:] == ["[%s]" % mod]):
-                return int(w[0], 16)
-    raise AssertionError("%s not in /proc/kallsyms" % name)
+SESSIONS = (("fig12", FIG12 % "> 0"), ("global", MOD_GLOBAL))
 
 
 def ok(rc_so_se):
@@ -49,7 +31,7 @@ def ok(rc_so_se):
 
 def record():
     print("GTP-ADDR _text %x gtp_test_calls %x" % (
-        kallsyms("_text"), kallsyms("gtp_test_calls", "gtp_test")))
+        ksym("_text"), ksym("gtp_test_calls", "gtp_test")))
     for name, body in SESSIONS:
         reset_target()
         ctl_session(body + "detach\n")
@@ -62,7 +44,7 @@ def record():
 def replay(d):
     with open(os.path.join(d, "addr")) as f:
         old_text, old_calls = [int(x, 16) for x in f.read().split()]
-    text, calls = kallsyms("_text"), kallsyms("gtp_test_calls", "gtp_test")
+    text, calls = ksym("_text"), ksym("gtp_test_calls", "gtp_test")
     assert text != old_text, "no KASLR: _text at 0x%x on both boots" % text
     assert calls != old_calls, "gtp_test_calls at 0x%x on both boots" % calls
     print("replay: _text 0x%x -> 0x%x, gtp_test_calls 0x%x -> 0x%x"
@@ -73,8 +55,7 @@ def replay(d):
     ok(ctl("start", os.path.join(d, "global.gtps")))
     sh("echo 6 > /proc/gtp_test")
     ok(ctl("stop"))
-    got = re.findall(r"^  memory 0x([0-9a-f]+), 4 bytes \(gtp_test_calls\): .* = (-?\d+)$",
-                     ok(ctl("dump")), re.M)
+    got = dumped_memory(ok(ctl("dump")), "gtp_test_calls", 4)
     assert got == [("%x" % calls, "4"), ("%x" % calls, "5")], got
     print("replay: module global session: frames at gtp_test_calls = 4, 5")
     ok(ctl("start", "--discard", os.path.join(d, "fig12.gtps")))

@@ -11,29 +11,11 @@ import os
 import re
 import time
 
-from gtplib import (CTL_PRE, FIG12, ctl, ctl_session, expect, expect_not, gdb_script,
-                    leaves_target_clean, reset_target, sh, values)
+from gtplib import (CTL_PRE, FIG12, MOD_GLOBAL, ctl, ctl_session, dumped_memory, expect,
+                    expect_not, gdb_script, ksym, leaves_target_clean, reset_target, sh,
+                    values)
 
 SESSION = "/tmp/gtp_session.gtps"
-MOD_GLOBAL = """trace gtp_test_function if gtp_test_calls > 3
-actions
-collect gtp_test_calls
-end
-tstart
-shell echo 2 > /proc/gtp_test
-tstop
-"""
-
-
-def kallsyms(name, mod=None):
-    with open("/proc/kallsyms") as f:
-        for line in f:
-            w = line.split()
-            if w[2] == name and (mod is None or w[3:] == ["[%s]" % mod]):
-                return int(w[0], 16)
-    raise AssertionError("%s not in /proc/kallsyms" % name)
-
-
 def save_session(body):
     """Define body with gdb (it starts and stops a trace), save-session."""
     reset_target()
@@ -113,7 +95,7 @@ def _reload_gtp_test(old):
             sh("rmmod gtp_test && insmod %s" % spacer)
             loaded.append(os.path.basename(spacer).split(".")[0].replace("-", "_"))
             sh("insmod %s" % ko)
-            new = kallsyms("gtp_test_calls", "gtp_test")
+            new = ksym("gtp_test_calls", "gtp_test")
             if new != old:
                 return new
         raise AssertionError("gtp_test came back at 0x%x (spacers: %s)" % (old, loaded))
@@ -128,7 +110,7 @@ def test_module_global_after_reload():
     # gdb encodes the address as const32 + ext 32, and an absolute range
     expect(text, r"^  cond X[0-9a-f]+,24\{32:gtp_test:gtp_test_calls\+0x0\}1620")
     expect(text, r"^  action M-1,\{gtp_test:gtp_test_calls\+0x0\},4$")
-    old = kallsyms("gtp_test_calls", "gtp_test")
+    old = ksym("gtp_test_calls", "gtp_test")
     reset_target()
     new = _reload_gtp_test(old)
     rc, so, se = ctl("start", SESSION)
@@ -138,8 +120,7 @@ def test_module_global_after_reload():
     assert ctl("stop")[0] == 0
     rc, so, se = ctl("dump")
     assert rc == 0, se
-    got = re.findall(r"^  memory 0x([0-9a-f]+), 4 bytes \(gtp_test_calls\): .* = (-?\d+)$",
-                     so, re.M)
+    got = dumped_memory(so, "gtp_test_calls", 4)
     assert got == [("%x" % new, "4"), ("%x" % new, "5")], (hex(old), hex(new), so)
 
 
