@@ -14,6 +14,7 @@ per concept:
   summary.py     histograms, counts, statistics (shared with gdb's gtp-hist)
   cmd_summary.py the hist, count and stats subcommands
   cmd_target.py  the stdio, status and stop subcommands (the live target)
+  bridge.py      stdio's one change to gdb's stream: drop gdb's resends
   plot.py        the plot subcommand: an SVG timeline and histogram
   ksyms.py       kernel addresses as symbol+offset through /proc/kallsyms
   axreloc.py     the kernel addresses inside actions and bytecode

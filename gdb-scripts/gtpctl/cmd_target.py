@@ -8,7 +8,8 @@ workstation runs
     (gdb) target remote | ssh root@box gtp-ctl stdio
 
 with no listening socket anywhere: ssh authenticates, and the stream is
-gdb's own remote protocol, untouched.  status and stop speak that protocol
+gdb's own remote protocol (bridge.py drops only the packets gdb resends
+while the pipe is still starting).  status and stop speak that protocol
 themselves (remote.py).
 """
 import os
@@ -16,6 +17,7 @@ import select
 import sys
 
 from . import remote
+from .bridge import Bridge
 from .trace import TraceError, parse_status, status_number
 
 # qTStatus stop reasons, as gdb's tstatus words them
@@ -38,6 +40,7 @@ AX_ERRORS = ("none", "memory read failed", "division by zero",
 def run_stdio(args):
     fd = remote.open_target(args.target)
     inp, out = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
+    bridge = Bridge()
     try:
         while True:
             ready, _, _ = select.select([inp, fd], [], [])
@@ -45,12 +48,12 @@ def run_stdio(args):
                 data = os.read(inp, 65536)
                 if not data:
                     return      # gdb went away: closing is its detach
-                _write_all(fd, data)
+                _write_all(fd, bridge.from_gdb(data))
             if fd in ready:
                 data = os.read(fd, 65536)
                 if not data:
                     return
-                _write_all(out, data)
+                _write_all(out, bridge.from_target(data))
     finally:
         os.close(fd)
 

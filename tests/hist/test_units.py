@@ -17,7 +17,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
-from gtpctl import keys, remote, summary, tfile  # noqa: E402
+from gtpctl import bridge, keys, remote, summary, tfile  # noqa: E402
 from gtpctl.trace import TraceError  # noqa: E402
 
 CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
@@ -146,6 +146,38 @@ def test_tfile_refusals():
 def test_reply_decoding():
     assert remote._decode(b"0* ") == b"0000"          # '*' run length: 3 more
     assert remote._decode(b"a}\x03b") == b"a#b"       # '}' escape
+
+
+def _pkt(payload):
+    return b"$%s#%02x" % (payload, sum(payload) & 0xff)
+
+
+def test_bridge_drops_only_resends():
+    """gdb's resend before any '+' is dropped; a repeat after gdb's '+' is
+    a new command; with acks off nothing is dropped (the guest test
+    test_ctl_target::test_stdio_started_slowly drives this with real gdb)."""
+    b = bridge.Bridge()
+    qs = _pkt(b"qSupported:multiprocess+")
+    # the pipe started late: three copies arrive in pieces
+    stream = b"+" + qs * 3
+    got = b"".join(b.from_gdb(stream[i:i + 5]) for i in range(0, len(stream), 5))
+    assert got == b"+" + qs and b.dropped == 2, (got, b.dropped)
+    b.from_target(b"+" + _pkt(b"PacketSize=3fff"))
+    st = _pkt(b"qTStatus")
+    assert b.from_gdb(b"+" + st) == b"+" + st
+    assert b.from_gdb(b"+" + st) == b"+" + st          # acked: a new command
+    assert b.from_gdb(b"\x03") == b"\x03"
+    assert b.from_gdb(b"+" + bridge._NOACK) == b"+" + bridge._NOACK
+    b.from_target(b"+" + _pkt(b"OK"))
+    b.from_gdb(b"+")
+    assert not b.acks
+    assert b.from_gdb(st + st) == st + st              # no acks: no resends
+    # a refused QStartNoAckMode keeps acks (and the resend filter) on
+    b = bridge.Bridge()
+    b.from_gdb(bridge._NOACK)
+    b.from_target(b"+$#00")
+    b.from_gdb(b"+")
+    assert b.acks and b.from_gdb(st + st) == st
 
 
 def test_cli_errors_and_help():
