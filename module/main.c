@@ -53,6 +53,18 @@ static bool gtp_exiting;		/* module exit: wake and refuse */
 
 static struct proc_dir_entry *gtp_proc;
 
+/* The core's live allocations (compat.h): what QTinit must give back. */
+static int allocations_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&gtp_allocs));
+}
+
+static const struct kernel_param_ops allocations_ops = {
+	.get = allocations_get,
+};
+module_param_cb(allocations, &allocations_ops, NULL, 0444);
+MODULE_PARM_DESC(allocations, "allocations the core and the JIT hold now");
+
 /* Lockless hints for wait conditions; re-checked under gtp_mutex. */
 static size_t gtp_pending;
 static bool gtp_room = true;

@@ -63,11 +63,37 @@
 #define gtp_hardirq_depth()	(hardirq_count() >> HARDIRQ_SHIFT)
 #define gtp_softirq_depth()	(softirq_count() >> SOFTIRQ_SHIFT)
 
-#define gtp_malloc(n)		kmalloc((n), GFP_KERNEL)
-#define gtp_zalloc(n)		kzalloc((n), GFP_KERNEL)
-#define gtp_free(p)		kfree(p)
-#define gtp_vzalloc(n)		vzalloc(n)
-#define gtp_vfree(p)		vfree(p)
+/*
+ * Every allocation of the core and the JIT is counted (host.c), so that
+ * the module parameter "allocations" shows that QTinit gives all of a
+ * session's memory back (tests/e2e/test_faults.py).
+ */
+extern atomic_long_t gtp_allocs;
+
+static inline void *gtp_counted(void *p)
+{
+	if (p)
+		atomic_long_inc(&gtp_allocs);
+	return p;
+}
+
+#define gtp_malloc(n)		gtp_counted(kmalloc((n), GFP_KERNEL))
+#define gtp_zalloc(n)		gtp_counted(kzalloc((n), GFP_KERNEL))
+#define gtp_vzalloc(n)		gtp_counted(vzalloc(n))
+
+static inline void gtp_free(const void *p)
+{
+	if (p)
+		atomic_long_dec(&gtp_allocs);
+	kfree(p);
+}
+
+static inline void gtp_vfree(const void *p)
+{
+	if (p)
+		atomic_long_dec(&gtp_allocs);
+	vfree(p);
+}
 
 /* Reads on behalf of a user never fault: a bad address is an error code. */
 static inline int gtp_read_nofault(void *dst, u64 src, size_t n)

@@ -4,11 +4,16 @@
  *
  * A pointer rather than link-time names, so the core has no symbol edge
  * into the layer that links it.  Written once before any packet can
- * arrive, read only under the packet lock.
+ * arrive, read only under the packet lock.  Also the count of the core's
+ * live allocations (compat.h), which the host shows.
  */
 #include "host.h"
 
 const struct gtp_host_ops *gtp_host;
+
+#ifdef __KERNEL__
+atomic_long_t gtp_allocs = ATOMIC_LONG_INIT(0);
+#endif
 
 /**
  * gtp_host_register() - give the core its host's services

@@ -162,14 +162,18 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 	reply_note(gc, "notes", run.notes);
 }
 
-/* QTinit: forget tracepoints, variables and frames. */
+/*
+ * QTinit: forget tracepoints, variables and frames, and free the frame
+ * store too: a module at rest holds only what it allocated at load (the
+ * next QTStart sizes a new store anyway).
+ */
 static void pkt_qtinit(struct gtp_conn *gc, char *args)
 {
 	trace_stop(GTP_STOP_USER);
 	gtp_traceframe_deselect(gc);
 	gtp_tps_free();
 	gtp_tsvs_clear();
-	gtp_frames_clear();
+	gtp_frames_release();
 	run.nro = 0;
 	run.stop_reason = GTP_STOP_NOTRUN;
 	run.start_us = run.stop_us = 0;

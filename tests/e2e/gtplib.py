@@ -3,6 +3,7 @@
 Every test drives *stock gdb* against the real /proc/gtp of the running
 guest kernel; nothing here imitates the kernel side.
 """
+import contextlib
 import functools
 import os
 import re
@@ -239,6 +240,39 @@ def expect_not(text, regex, flags=re.M):
     m = re.search(regex, text, flags)
     if m:
         raise AssertionError("unexpected /%s/ (%r) in output:\n%s" % (regex, m.group(0), text))
+
+
+# The kernel log's reports of a problem.  Between the markers
+# expected_log() writes, a test has asked the kernel for backtraces (sysrq):
+# there only SEVERE counts (run.py here, tests/vm/run on the console).
+BAD = re.compile(r"Oops|BUG:|WARNING:|general protection|Kernel panic|Call Trace|RIP:")
+SEVERE = re.compile(r"Oops|BUG:|WARNING:|general protection|Kernel panic")
+LOG_BEGIN, LOG_END = "gtp-e2e: expected log begin", "gtp-e2e: expected log end"
+
+
+@contextlib.contextmanager
+def expected_log(reason):
+    """Mark the kernel log lines printed inside as asked for (reason)."""
+    with open("/dev/kmsg", "w") as f:
+        f.write("%s: %s\n" % (LOG_BEGIN, reason))
+    try:
+        yield
+    finally:
+        with open("/dev/kmsg", "w") as f:
+            f.write(LOG_END + "\n")
+
+
+def log_problems(lines):
+    """The lines of a kernel log that report a problem."""
+    bad, inside = [], False
+    for line in lines:
+        if LOG_BEGIN in line:
+            inside = True
+        elif LOG_END in line:
+            inside = False
+        elif (SEVERE if inside else BAD).search(line):
+            bad.append(line)
+    return bad
 
 
 def dmesg():

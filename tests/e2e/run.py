@@ -13,7 +13,6 @@ kselftest's: 0 all passed (or skipped), 1 any failed, 4 everything skipped.
 import glob
 import importlib.util
 import os
-import re
 import sys
 import time
 import traceback
@@ -21,9 +20,6 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gtplib  # noqa: E402
-
-BAD = re.compile(r"Oops|BUG:|WARNING:|general protection|Call Trace|RIP:")
-
 
 def collect(filters):
     tests = []
@@ -60,7 +56,7 @@ def main():
         log = gtplib.dmesg().splitlines()
         new = log[log_seen:]
         log_seen = len(log)
-        if err is None and any(BAD.search(l) for l in new):
+        if err is None and gtplib.log_problems(new):
             err = "kernel log reports a problem:\n" + "\n".join(new[-80:])
         dt = time.time() - t0
         if err is None and skip is not None:
