@@ -25,8 +25,9 @@
  * resolves them.  If none resolves, the JIT is off, the module still works
  * (interpreting), and gdb's console says so at tstart (trace.c).
  *
- * The read-only parameters jit_mem (the mode, or why there is none) and
- * jit_images (live images) let a test or an operator see what happens.
+ * The read-only parameters jit_mem (the mode, or why there is none),
+ * jit_images (live images) and jit_last_image let a test or an operator
+ * see what happens.
  *
  * Lifetime: an image is freed (ax_jit_free()) only after the probes that
  * run it are unregistered and their handlers have finished.
@@ -67,6 +68,32 @@ static const struct kernel_param_ops jit_images_ops = {
 };
 module_param_cb(jit_images, &jit_images_ops, NULL, 0444);
 MODULE_PARM_DESC(jit_images, "JIT images alive now");
+
+/*
+ * The newest installed image, so that a test can read its page attributes
+ * (tests/e2e/test_jit.py walks the kernel's page tables through
+ * /proc/kcore).  An address only for a reader /proc/kallsyms shows them.
+ */
+static struct {
+	void *image;
+	size_t size;
+} last;
+
+static int jit_last_image_get(char *buf, const struct kernel_param *kp)
+{
+	void *image = READ_ONCE(last.image);
+
+	if (!image || !gtp_kaddr_visible())
+		return sysfs_emit(buf, "0x0 0\n");
+	return sysfs_emit(buf, "0x%lx %zu\n", (unsigned long)image,
+			  READ_ONCE(last.size));
+}
+
+static const struct kernel_param_ops jit_last_image_ops = {
+	.get = jit_last_image_get,
+};
+module_param_cb(jit_last_image, &jit_last_image_ops, NULL, 0400);
+MODULE_PARM_DESC(jit_last_image, "address and size of the newest JIT image (0x0 0: none, or hidden by kptr_restrict)");
 
 enum gtp_exec_mode { EXEC_NONE, EXEC_MODULE_ALLOC, EXEC_EXECMEM, EXEC_ROX };
 
@@ -265,22 +292,8 @@ static int seal(void *image, size_t size)
 	return ret;
 }
 
-/**
- * gtp_exec_install - write a JIT image and make it executable
- * @image: from gtp_exec_alloc(@alloc)
- * @code:  the bytes, laid out to run at @image
- * @len:   how many
- * @alloc: the size given to gtp_exec_alloc()
- *
- * Return: 0, after which @image is read-only + executable and the rest of
- * the allocation is int3; or -errno, and @image must not run (free it).
- */
-int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
+static int install(void *image, const void *code, size_t len, size_t size)
 {
-	size_t size = PAGE_ALIGN(alloc);
-
-	if (len > size)
-		return -EINVAL;
 	switch (smp_load_acquire(&gtp_exec_mode)) {
 	case EXEC_MODULE_ALLOC:
 	case EXEC_EXECMEM:
@@ -301,6 +314,31 @@ int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
 }
 
 /**
+ * gtp_exec_install - write a JIT image and make it executable
+ * @image: from gtp_exec_alloc(@alloc)
+ * @code:  the bytes, laid out to run at @image
+ * @len:   how many
+ * @alloc: the size given to gtp_exec_alloc()
+ *
+ * Return: 0, after which @image is read-only + executable and the rest of
+ * the allocation is int3; or -errno, and @image must not run (free it).
+ */
+int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc)
+{
+	size_t size = PAGE_ALIGN(alloc);
+	int ret;
+
+	if (len > size)
+		return -EINVAL;
+	ret = install(image, code, len, size);
+	if (!ret) {
+		WRITE_ONCE(last.size, size);
+		WRITE_ONCE(last.image, image);
+	}
+	return ret;
+}
+
+/**
  * gtp_exec_free - release an image; nothing may be executing it
  * @image: from gtp_exec_alloc()
  * @size:  unused (the allocator knows)
@@ -312,6 +350,8 @@ void gtp_exec_free(void *image, size_t size)
 {
 	if (!image)
 		return;
+	if (READ_ONCE(last.image) == image)
+		WRITE_ONCE(last.image, NULL);
 	if (READ_ONCE(gtp_exec_mode) == EXEC_MODULE_ALLOC)
 		vfree(image);
 	else

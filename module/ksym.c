@@ -17,6 +17,8 @@
 
 #include <linux/kprobes.h>
 #include <linux/uaccess.h>
+#include <linux/capability.h>
+#include <linux/user_namespace.h>
 
 #include "kcompat.h"
 #include "ksym.h"
@@ -64,4 +66,25 @@ unsigned long gtp_ksym(const char *name)
 		WRITE_ONCE(gtp_kln, kln);
 	}
 	return kln(name);
+}
+
+/**
+ * gtp_kaddr_visible - may the current task see kernel addresses?
+ *
+ * For what gtp shows outside gdb's protocol (module parameters): the rule
+ * /proc/kallsyms applies (kptr_restrict: 2 hides from everyone, below that
+ * CAP_SYSLOG sees them).  kptr_restrict is read, not kallsyms_show_value()
+ * called: an unexported function may have lost its ENDBR (IBT sealing) and
+ * must not be called through a pointer.  Unresolvable means hidden.
+ *
+ * Context: process context (the reader's credentials).
+ * Return: true if the address may be printed.
+ */
+bool gtp_kaddr_visible(void)
+{
+	const int *kptr_restrict = (const int *)gtp_ksym("kptr_restrict");
+
+	if (!kptr_restrict || READ_ONCE(*kptr_restrict) >= 2)
+		return false;
+	return ns_capable_noaudit(&init_user_ns, CAP_SYSLOG);
 }

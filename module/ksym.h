@@ -4,5 +4,6 @@
 #define GTP_KSYM_H
 
 unsigned long gtp_ksym(const char *name);
+bool gtp_kaddr_visible(void);
 
 #endif /* GTP_KSYM_H */

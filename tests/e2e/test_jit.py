@@ -12,7 +12,8 @@ cannot run says so on gdb's console at tstart, never silently.
 """
 import re
 
-from gtplib import GTP_PY, gdb_script, expect, expect_not, param, sh, values
+from gtplib import GTP_PY, gdb_script, expect, expect_not, ksym, param, sh, values
+from pagewalk import PageTables
 
 # Not gtplib's GDB_HEAD: connecting before gtp_test's symbols are loaded,
 # gdb does not adopt the tracepoint the previous session left on the target.
@@ -115,3 +116,40 @@ def test_jit_memory_of_this_kernel():
     else:
         want = "execmem-rox"
     assert mem == want, "kernel %s: jit_mem is %r, expected %r" % (rel, mem, want)
+
+
+def test_jit_image_never_writable_and_executable():
+    """W^X on a live image, as the page tables say (pagewalk.py walks them
+    through /proc/kcore, not through gtp): every page of the newest image
+    is read-only and executable, and its direct-map alias is not both
+    writable and executable.  jit_last_image follows kptr_restrict."""
+    set_jit(True)
+    out = session("2*counter1+3*counter2 > 0", "counter1", 2, 2)
+    assert areas_during(out) >= 1, out
+    # the session's images live until the next QTinit
+    addr, size = (int(v, 0) for v in param("jit_last_image").split())
+    assert addr and size and size % 4096 == 0, (hex(addr), size)
+    pt = PageTables()
+    try:
+        # the walker sees what the kernel set: text RO+X, data RW+NX
+        assert pt.attrs(ksym("_stext"))[:2] == (False, True)
+        assert pt.attrs(ksym("jiffies_64"))[:2] == (True, False)
+        for page in range(addr, addr + size, 4096):
+            a = pt.attrs(page)
+            assert a is not None, "image page 0x%x not mapped" % page
+            w, x, phys = a
+            assert not w and x, "image page 0x%x: writable=%s executable=%s" % (page, w, x)
+            alias = pt.attrs(pt.direct_alias(phys))
+            assert alias is None or not (alias[0] and alias[1]), \
+                "direct-map alias of 0x%x is writable and executable" % page
+    finally:
+        pt.close()
+    with open("/proc/sys/kernel/kptr_restrict") as f:
+        saved = f.read().strip()
+    try:
+        sh("echo 2 > /proc/sys/kernel/kptr_restrict")
+        assert param("jit_last_image").strip() == "0x0 0"
+        sh("echo 1 > /proc/sys/kernel/kptr_restrict")   # root has CAP_SYSLOG
+        assert int(param("jit_last_image").split()[0], 0) == addr
+    finally:
+        sh("echo %s > /proc/sys/kernel/kptr_restrict" % saved)
