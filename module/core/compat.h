@@ -95,9 +95,59 @@ static inline void gtp_vfree(const void *p)
 	vfree(p);
 }
 
+/*
+ * What a user may read: kernel memory mapped write-back onto a page frame
+ * the kernel has a struct page for (RAM).  ioremap()'d device registers
+ * are mapped uncached or write-combined (PCD/PWT set in Linux's PAT
+ * layout, where every non-WB type has one) or lie outside RAM; reading
+ * one can have side effects, and /proc/kcore does not show them.  The
+ * walk is lockless (lookup_address()), so it is fine in any context.
+ */
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+#include <linux/sizes.h>
+
+static inline bool gtp_kpage_is_ram(unsigned long addr)
+{
+	unsigned int level;
+	pte_t *ptep;
+	pte_t pte;
+
+	/*
+	 * No walk where ioremap() never maps: the kernel image and modules,
+	 * and the direct map above the ISA range (the legacy VGA window).
+	 * A hole there faults, and the nofault copy reports it.
+	 */
+	if (addr >= __START_KERNEL_map && addr < MODULES_END)
+		return true;
+	if (addr >= PAGE_OFFSET + SZ_1M && addr < (unsigned long)high_memory)
+		return true;
+	ptep = lookup_address(addr, &level);
+	if (!ptep)
+		return false;
+	pte = READ_ONCE(*ptep);
+	if (!pte_present(pte) || (pte_flags(pte) & (_PAGE_PWT | _PAGE_PCD)))
+		return false;
+	return pfn_valid(pte_pfn(pte));
+}
+
 /* Reads on behalf of a user never fault: a bad address is an error code. */
 static inline int gtp_read_nofault(void *dst, u64 src, size_t n)
 {
+	u64 last = src + n - 1, page = src & PAGE_MASK, pages;
+
+	if (!n)
+		return 0;
+	if (last < src)
+		return -EFAULT;
+	/* counted, so that the top page of the address space ends the loop */
+	for (pages = ((last & PAGE_MASK) - page) >> PAGE_SHIFT; ; pages--) {
+		if (!gtp_kpage_is_ram(page))
+			return -EFAULT;
+		if (!pages)
+			break;
+		page += PAGE_SIZE;
+	}
 	return copy_from_kernel_nofault(dst, (const void *)(unsigned long)src, n)
 		? -EFAULT : 0;
 }

@@ -4,9 +4,11 @@ Runs inside the guest (tests/vm/run) with gtp.ko loaded.
 """
 import errno
 import os
+import re
 import stat
 
-from gtplib import TARGET, gdb, gdb_script, expect, expect_not, ksym
+from gtplib import (GDB_HEAD, TARGET, Skip, gdb, gdb_script, expect, expect_not, ksym,
+                    leaves_target_clean)
 
 
 def test_proc_file_mode():
@@ -46,6 +48,65 @@ def test_unreadable_address():
     out = gdb(TARGET, "x/4xb 0", "x/4xb 0xffffffffffff0000")
     expect(out, r"Cannot access memory at address 0x0\b")
     expect(out, r"Cannot access memory at address 0xffffffffffff0000")
+
+
+def _vmalloc_areas(pattern):
+    """[(start, line)] of the /proc/vmallocinfo areas whose line matches
+    (it prints them with %pK: real ones need kptr_restrict 1 and root)."""
+    with open("/proc/sys/kernel/kptr_restrict") as f:
+        saved = f.read().strip()
+    try:
+        with open("/proc/sys/kernel/kptr_restrict", "w") as f:
+            f.write("1")
+        with open("/proc/vmallocinfo") as f:
+            return [(int(l.split("-")[0], 16), l) for l in f if re.search(pattern, l)]
+    finally:
+        with open("/proc/sys/kernel/kptr_restrict", "w") as f:
+            f.write(saved)
+
+
+# /proc/iomem's top-level regions that are devices, not memory
+DEVICE = re.compile(r"PCI Bus|HPET|IOAPIC|Local APIC")
+
+
+def _device_phys(phys):
+    with open("/proc/iomem") as f:
+        for line in f:
+            if line[:1].isspace():
+                continue
+            rng, name = line.rstrip("\n").split(" : ", 1)
+            lo, hi = (int(x, 16) for x in rng.split("-"))
+            if lo <= phys <= hi:
+                return bool(DEVICE.search(name))
+    return False
+
+
+@leaves_target_clean
+def test_device_memory_refused():
+    """ioremap()'d device registers (the HPET, an IOAPIC, PCI BARs: their
+    physical range is a device in /proc/iomem) are never read, neither by
+    gdb's `m` nor by a condition on the probe path: a read there can have
+    side effects, and /proc/kcore skips them too.  vmalloc'd RAM reads as
+    before."""
+    io = [a for a, l in _vmalloc_areas(r"\bioremap\b")
+          if _device_phys(int(re.search(r"phys=(0x[0-9a-f]+)", l).group(1), 16))][:4]
+    if not io:
+        raise Skip("no ioremap() mapping of a device in this guest")
+    ram = [a for a, _ in _vmalloc_areas(r"gtp_kprobe_init.* pages=.* vmalloc")]
+    assert ram, "gtp's scratch area is not in /proc/vmallocinfo"
+    out = gdb(TARGET, *["x/4xb 0x%x" % a for a in io + ram[:1]])
+    for a in io:
+        expect(out, r"Cannot access memory at address 0x%x\b" % a)
+    expect(out, r"^0x%x:\s+0x[0-9a-f]{2}\s" % ram[0])
+    out = gdb_script(GDB_HEAD + """trace gtp_test_function if *(unsigned char *)0x%x == 0
+tstart
+shell echo 3 > /proc/gtp_test
+tstop
+tstatus
+""" % io[0])
+    expect(out, r"Collected 0 trace frames")
+    expect(out, r"tracepoint 1 at 0x[0-9a-f]+: 3 evaluation error\(s\), "
+           r"last: unreadable memory")
 
 
 def test_second_opener_gets_ebusy():

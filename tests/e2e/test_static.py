@@ -261,9 +261,12 @@ def test_recursion_through_page_fault_tracepoint():
     # exceptions:page_fault_kernel(address, regs, error_code), including
     # the faults of gtp's own nofault reads.  A condition that reads the
     # faulting address re-entered itself until the stack overflowed
-    # (double fault).  The probe entry now drops a hit that recurses at
-    # its own context level; the outer hit's read fails as an evaluation
-    # error, and nothing else happens.
+    # (double fault).  Two defences now: a read of an unmapped address is
+    # refused by a page-table walk before it can fault (compat.h), and the
+    # probe entry drops a hit that recurses at its own context level.
+    # gdb's reads of unmapped memory take no fault; kernel-mode faults
+    # still come from /dev/zero filling fresh user pages, and the
+    # condition's read of their (user) address is an evaluation error.
     reset_target()
     out = gdb_script(CONNECT + """gtp-strace exceptions:page_fault_kernel if *(char *)$rsi == 0
 actions
@@ -276,11 +279,16 @@ for a in (0xffff800000000000, 0xffff800000001000):
         gdb.execute("x/b 0x%x" % a)
     except gdb.error as e:
         print(e)
+import mmap
+m = mmap.mmap(-1, 64 << 10)
+with open("/dev/zero", "rb") as f:
+    print("filled %d" % f.readinto(m))
 end
 tstop
 tstatus
 """)
     expect(out, r"Cannot access memory at address 0xffff800000000000")
+    expect(out, r"^filled 65536$")
     expect(out, r"Trace stopped by a tstop command")
     expect(out, r"gtp: tracepoint 1 at 0x[0-9a-f]+: \d+ evaluation error\(s\), last: unreadable memory")
     expect_not(out, r"Remote connection closed|internal-error")
