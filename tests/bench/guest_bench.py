@@ -13,7 +13,8 @@ Cases: the floors any tool pays (an empty kprobe pre-handler, an empty
 tracepoint probe), ftrace's kprobe events with a filter (a peer shipped
 with every kernel), and gtp: dynamic tracepoint on gtp_test_function with
 a false condition, with a true condition collecting the paper's
-expression, each with the JIT and with the interpreter (jit=0), and the
+expression, and with a false condition that reads a module global (one
+memory read per hit), each with the JIT and with the interpreter (jit=0), and the
 static tracepoint gtp_test:gtp_test_event with a false condition.
 """
 import os
@@ -26,6 +27,7 @@ N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 COND_TRUE = "2*counter1+3*counter2 > 0"
 COND_FALSE = "2*counter1+3*counter2 < 0"
 EXPR = "(2*counter1+3*counter2)"
+COND_MEM = "gtp_test_calls < 0"     # a module global, read at every hit
 
 
 def loop():
@@ -77,6 +79,9 @@ def main():
         rows.append(("gtp dynamic, false condition (%s)" % label, c, fr))
         c, fr = dynamic_case(COND_TRUE, EXPR)
         rows.append(("gtp dynamic, true condition + collect (%s)" % label, c, fr))
+        # one memory read per hit: the page-table check of every user read
+        c, fr = dynamic_case(COND_MEM, None)
+        rows.append(("gtp dynamic, false, reads a global (%s)" % label, c, fr))
     reload_gtp()
 
     print("guest cycles per call, N=%d, -icount shift=0 -smp 1, one boot" % N)

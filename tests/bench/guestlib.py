@@ -45,7 +45,11 @@ def gdb_case(n, setup):
     (tracepoint definitions) running; None if the trace did not run."""
     lines = ["source %s/gdb-scripts/gtp.py" % REPO,
              "gtp-load-module gtp_test",
-             "target remote /proc/gtp"] + list(setup) + [
+             "target remote /proc/gtp",
+             # gdb adopts the tracepoints an earlier case left on the
+             # target (symbols are loaded first); measure this case's only
+             "set confirm off",
+             "delete"] + list(setup) + [
              "tstart",
              "shell echo %d > /proc/gtp_test" % n,
              "shell cat /proc/gtp_test > /tmp/gtp_bench_out",
