@@ -14,6 +14,10 @@
  * and the fuzzer exits 1.  Exits 1 too if the JIT refuses a program or
  * if too many generated programs fail verification (a generator bug would
  * otherwise hollow out the test).
+ *
+ * The comparison (fuzz_jit_diff()) is shared with the coverage-guided
+ * harness tests/fuzz/ax.c, which compiles this file with
+ * -DFUZZ_JIT_NO_MAIN and feeds it bytecode instead of generated programs.
  */
 #include "jit.h"
 #include "user_env.h"
@@ -347,7 +351,8 @@ static void gen_block(struct gen *g, int nops)
 	g->nest--;
 }
 
-static bool gen_program(struct gen *g)
+/* Unused (with all the generator) when built -DFUZZ_JIT_NO_MAIN. */
+static __maybe_unused bool gen_program(struct gen *g)
 {
 	int i;
 
@@ -414,7 +419,7 @@ static struct result run(struct ax_prog *prog, struct pt_regs *regs,
 	return r;
 }
 
-static void report(const struct gen *g, const struct pt_regs *regs,
+static void report(const u8 *code, u32 len, const struct pt_regs *regs,
 		   const struct result *ri, const struct result *rj)
 {
 	u32 i;
@@ -434,24 +439,79 @@ static void report(const struct gen *g, const struct pt_regs *regs,
 				(unsigned long long)v);
 	}
 	fprintf(stderr, " ");
-	for (i = 0; i < g->len; i++)
-		fprintf(stderr, "%02x", g->code[i]);
+	for (i = 0; i < len; i++)
+		fprintf(stderr, "%02x", code[i]);
 	fprintf(stderr, "\n");
 }
 
+static long runs, errors;
+static long by_err[AX_ERR_INTERNAL + 1];
+
+/* Also the interface of tests/fuzz/ax.c (declared there too). */
+void fuzz_jit_seed(u64 seed);
+int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len);
+
+void fuzz_jit_seed(u64 seed)
+{
+	rng_state = seed | 1;
+}
+
+/*
+ * Run @prog (verified and JIT-compiled from @code) with both engines on
+ * NR_INPUTS random inputs.  Returns 0 if every run agrees, else prints
+ * the first disagreement and returns 1.
+ */
+int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len)
+{
+	int k, i;
+
+	for (k = 0; k < NR_INPUTS; k++) {
+		struct pt_regs regs;
+		struct result ri, rj;
+		u64 (*jit)(struct ax_env *) = prog->jit;
+		int limit = rn(4) ? -1 : (int)rn(4);
+		s64 tsv[8];
+		bool noregs = rn(16) == 0;
+
+		for (i = 0; i < REGION_LEN; i++) {
+			region_a[i] = rnd();
+			region_b[i] = rn(3) ? rnd() : 0;
+		}
+		for (i = 0; i < 8; i++)
+			tsv[i] = rnd_value();
+		memset(&regs, 0, sizeof(regs));
+		for (i = 0; i < AX_NR_GDB_REGS; i++)
+			user_env_set_reg(&regs, i, rnd_value());
+
+		prog->jit = NULL;
+		ri = run(prog, noregs ? NULL : &regs, limit, tsv);
+		prog->jit = jit;
+		rj = run(prog, noregs ? NULL : &regs, limit, tsv);
+		runs++;
+		errors += ri.err != 0;
+		if (ri.err <= AX_ERR_INTERNAL)
+			by_err[ri.err]++;
+		if (ri.val != rj.val || ri.err != rj.err ||
+		    ri.err_pc != rj.err_pc || ri.digest != rj.digest) {
+			report(code, len, &regs, &ri, &rj);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+#ifndef FUZZ_JIT_NO_MAIN
 int main(int argc, char **argv)
 {
 	long nprogs = argc > 1 ? atol(argv[1]) : 1000;
 	u64 seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x9e3779b97f4a7c15ULL;
-	long done = 0, refused = 0, runs = 0, errors = 0, jitted = 0;
-	long by_err[AX_ERR_INTERNAL + 1] = { 0 };
+	long done = 0, refused = 0, jitted = 0;
 	struct gen g;
 	char log[256];
 
-	rng_state = seed | 1;
+	fuzz_jit_seed(seed);
 	while (done < nprogs) {
 		struct ax_prog *prog = NULL;
-		int k, i;
 
 		if (!gen_program(&g))
 			continue;
@@ -464,43 +524,13 @@ int main(int argc, char **argv)
 		if (ax_jit_compile(prog, log, sizeof(log))) {
 			fprintf(stderr, "JIT refused a verified program: %s\n",
 				log);
-			report(&g, &(struct pt_regs){ 0 },
+			report(g.code, g.len, &(struct pt_regs){ 0 },
 			       &(struct result){ 0 }, &(struct result){ 0 });
 			return 1;
 		}
 		jitted++;
-		for (k = 0; k < NR_INPUTS; k++) {
-			struct pt_regs regs;
-			struct result ri, rj;
-			u64 (*jit)(struct ax_env *) = prog->jit;
-			int limit = rn(4) ? -1 : (int)rn(4);
-			s64 tsv[8];
-			bool noregs = rn(16) == 0;
-
-			for (i = 0; i < REGION_LEN; i++) {
-				region_a[i] = rnd();
-				region_b[i] = rn(3) ? rnd() : 0;
-			}
-			for (i = 0; i < 8; i++)
-				tsv[i] = rnd_value();
-			memset(&regs, 0, sizeof(regs));
-			for (i = 0; i < AX_NR_GDB_REGS; i++)
-				user_env_set_reg(&regs, i, rnd_value());
-
-			prog->jit = NULL;
-			ri = run(prog, noregs ? NULL : &regs, limit, tsv);
-			prog->jit = jit;
-			rj = run(prog, noregs ? NULL : &regs, limit, tsv);
-			runs++;
-			errors += ri.err != 0;
-			if (ri.err <= AX_ERR_INTERNAL)
-				by_err[ri.err]++;
-			if (ri.val != rj.val || ri.err != rj.err ||
-			    ri.err_pc != rj.err_pc || ri.digest != rj.digest) {
-				report(&g, &regs, &ri, &rj);
-				return 1;
-			}
-		}
+		if (fuzz_jit_diff(prog, g.code, g.len))
+			return 1;
 		ax_jit_free(prog);
 		ax_prog_free(prog);
 	}
@@ -517,3 +547,4 @@ int main(int argc, char **argv)
 	}
 	return 0;
 }
+#endif /* FUZZ_JIT_NO_MAIN */
