@@ -17,22 +17,13 @@
  */
 #include "jit.h"
 #include "user_env.h"
+#include "fz_hash.h"
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 /* tests/unit/fuzz_jit.c */
 void fuzz_jit_seed(u64 seed);
 int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len);
-
-static u64 hash(const u8 *data, size_t size)
-{
-	u64 h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < size; i++)
-		h = (h ^ data[i]) * 0x100000001b3ull;
-	return h;
-}
 
 static void one(const u8 *code, u32 len, bool is_cond)
 {
@@ -54,7 +45,7 @@ static void one(const u8 *code, u32 len, bool is_cond)
 			err, log);
 		abort();
 	}
-	fuzz_jit_seed(hash(code, len) ^ is_cond);
+	fuzz_jit_seed(fz_hash(code, len) ^ is_cond);
 	if (fuzz_jit_diff(prog, code, len))
 		abort();
 	ax_jit_free(prog);

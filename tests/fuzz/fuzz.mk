@@ -123,7 +123,7 @@ $(BUILD)/asan/tests/fuzz/fuzz_jit_lib.o: tests/unit/fuzz_jit.c $(FUZZ_HDRS)
 	$(CC) $(UCFLAGS) $(ASAN_FLAGS) -DFUZZ_JIT_NO_MAIN -c $< -o $@
 
 # The generic $(BUILD)/asan/%.o rule (tests/unit/fuzz.mk), plus our header.
-$(patsubst %.c,$(BUILD)/asan/%.o,$(wildcard tests/fuzz/*.c)): tests/fuzz/harness.h
+$(patsubst %.c,$(BUILD)/asan/%.o,$(wildcard tests/fuzz/*.c)): $(wildcard tests/fuzz/*.h)
 
 fuzz-corpus: $(FUZZ_ALL:%=$(BUILD)/asan/fuzz-replay-%)
 	@for h in $(FUZZ_ALL); do \

@@ -4,6 +4,7 @@
  * libFuzzer harnesses of the packet layer (see harness.h).
  */
 #include "harness.h"
+#include "fz_hash.h"
 
 void fz_init(void)
 {
@@ -21,24 +22,13 @@ void fz_init(void)
 	gtp_trace_init();
 }
 
-/* FNV-1a: the same input always draws the same "random" choices. */
-static u64 hash(const u8 *data, size_t size)
-{
-	u64 h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < size; i++)
-		h = (h ^ data[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static unsigned long line_nr;	/* of the input being run */
 
 void fz_begin(const u8 *data, size_t size, const char *mode)
 {
 	line_nr = 0;
 	cur_mode = mode;
-	cur_seed = hash(data, size);
+	cur_seed = fz_hash(data, size);
 	rng_seed(cur_seed);
 }
 
@@ -82,6 +72,6 @@ bool fz_line(const u8 **p, const u8 *end, const char **line, size_t *len)
 	*line = (const char *)*p;
 	*len = (nl ? nl : end) - *p;
 	*p = nl ? nl + 1 : end;
-	rng_seed(hash((const u8 *)*line, *len) ^ ++line_nr * 0x9e3779b97f4a7c15ull);
+	rng_seed(fz_hash((const u8 *)*line, *len) ^ ++line_nr * 0x9e3779b97f4a7c15ull);
 	return true;
 }

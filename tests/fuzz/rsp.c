@@ -106,6 +106,7 @@ struct expect {
 	bool noack;
 };
 
+/* The model's own, not rsp_hexval(): the oracle shares no code with rsp.c. */
 static int hexval(char ch)
 {
 	if (ch >= '0' && ch <= '9')
