@@ -7,6 +7,7 @@ import contextlib
 import functools
 import os
 import re
+import signal
 import subprocess
 import tempfile
 
@@ -202,6 +203,27 @@ def dumped_memory(dump, item, size):
     named item."""
     return re.findall(r"^  memory 0x([0-9a-f]+), %d bytes \(%s\): .* = (-?\d+)$"
                       % (size, re.escape(item)), dump, re.M)
+
+
+def frames_collected(out):
+    """Every frame count gdb's tstatus printed, in order."""
+    return [int(n) for n in re.findall(
+        r"(?:Collected|Buffer contains) (\d+) trace frames", out)]
+
+
+def hammers(n=1, calls=2000):
+    """n shell loops running the Fig. 11 loop (calls each) forever, each
+    in its own process group; end them with stop_hammers()."""
+    return [subprocess.Popen(
+        ["sh", "-c", "while :; do echo %d > /proc/gtp_test; done" % calls],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        preexec_fn=os.setsid) for _ in range(n)]
+
+
+def stop_hammers(procs):
+    for p in procs:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
 
 
 def values(out, expr):

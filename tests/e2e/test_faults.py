@@ -11,39 +11,19 @@ counts.
 """
 import os
 import re
-import signal
 import subprocess
 import time
 
 import gtplib
-from gtplib import (FIG12, GDB, GDB_HEAD, dmesg, expect, expected_log, gdb_script, ksym,
-                    leaves_target_clean, param, past_fentry, raw_packets,
-                    reset_target, values)
+from gtplib import (FIG12, GDB, GDB_HEAD, dmesg, expect, expected_log, frames_collected,
+                    gdb_script, hammers, ksym, leaves_target_clean, param, past_fentry,
+                    raw_packets, reset_target, stop_hammers, values)
 
 
 # QTStart/QTStop pairs in one run: each re-arms a kprobe and waits for RCU,
 # 0.3 s (0.8 s on PREEMPT_RT) under TCG, so the matrix rows run 100 and
 # GTP_FAULT_CYCLES=1000 (the issue's figure) is run by hand on one kernel.
 CYCLES = int(os.environ.get("GTP_FAULT_CYCLES", "100"))
-
-
-def _frames(out):
-    return [int(n) for n in re.findall(r"Collected (\d+) trace frames", out)]
-
-
-def _hammers(n=2, calls=2000):
-    """n shell loops calling gtp_test_function (one per CPU, the scheduler
-    spreads them)."""
-    return [subprocess.Popen(
-        ["sh", "-c", "while :; do echo %d > /proc/gtp_test; done" % calls],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=os.setsid) for _ in range(n)]
-
-
-def _stop(procs):
-    for p in procs:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
 
 
 def _fig12_still_works():
@@ -130,10 +110,10 @@ shell echo 3000 > /proc/gtp_test
 tstop
 tstatus
 """, timeout=300)
-    assert _frames(out) == [3000], out
+    assert frames_collected(out) == [3000], out
     _kill_gdb_at(GDB_HEAD + _progress_loop(3000, ["tfind {i}", "print counter1"]), 300, 0.0)
     out = gdb_script(GDB_HEAD + "tstatus\ntfind 2999\nprint counter1\ntfind none\n")
-    assert _frames(out) == [3000], out
+    assert frames_collected(out) == [3000], out
     expect(out, r"^\$1 = 3000$")
 
 
@@ -151,7 +131,7 @@ end
 tstart
 tstop
 """ % past_fentry())
-    hammers = _hammers()
+    loops = hammers(2)
     try:
         replies = raw_packets(*(["QTStart", "QTStop"] * CYCLES))
         # and the probe still works: a last run long enough to be hit
@@ -159,7 +139,7 @@ tstop
         time.sleep(0.5)
         replies += raw_packets("QTStop")
     finally:
-        _stop(hammers)
+        stop_hammers(loops)
     bad = [r for r in replies if "$OK#" not in r]
     assert not bad, bad[:5]
     out = gdb_script(GDB_HEAD + """tstatus
@@ -167,7 +147,7 @@ tfind start
 print $rdi % 3
 tfind end
 """)
-    n = _frames(out)[-1]
+    n = frames_collected(out)[-1]
     assert n > 0, out                   # the loops really ran the probe
     expect(out, r"^\$1 = 0$")
 
@@ -178,7 +158,7 @@ def test_probe_in_timer_interrupt():
     context, also on PREEMPT_RT): frames from both CPUs, each at that
     function."""
     addr = ksym("update_process_times")
-    hammers = _hammers()                # keep both CPUs ticking (NOHZ)
+    loops = hammers(2)                # keep both CPUs ticking (NOHZ)
     try:
         out = gdb_script(GDB_HEAD + """trace *0x%x
 actions
@@ -193,8 +173,8 @@ print $pc == 0x%x
 tfind end
 """ % (addr, addr))
     finally:
-        _stop(hammers)
-    assert _frames(out)[-1] > 10, out   # HZ >= 100: many ticks in 1 s
+        stop_hammers(loops)
+    assert frames_collected(out)[-1] > 10, out   # HZ >= 100: many ticks in 1 s
     expect(out, r"^\$1 = 1$")
 
 
@@ -232,7 +212,7 @@ tfind end
     # the kernel printed the backtraces asked for (run.py checks the rest)
     window = dmesg().splitlines()[before:]
     assert any("NMI backtrace for cpu" in l for l in window), "\n".join(window)
-    assert _frames(out)[-1] >= 1, out
+    assert frames_collected(out)[-1] >= 1, out
     # every frame is a handler call; the backtrace handler handled one
     sdata = re.findall(r"^sdata: (.*)$", out, re.M)
     assert len(sdata) >= 1, out
@@ -264,7 +244,7 @@ def test_memory_back_to_baseline_after_qtinit():
     out = gdb_script(GDB_HEAD + "set trace-buffer-size 4000000\n" + defs +
                      "tstart\nshell echo 50 > /proc/gtp_test\ntstop\ntstatus\n",
                      timeout=300)
-    assert _frames(out)[-1] > 0, out
+    assert frames_collected(out)[-1] > 0, out
     assert int(param("allocations")) > allocs + 60     # it did allocate
     reset_target()
     assert int(param("allocations")) == allocs, (allocs, param("allocations"))

@@ -7,12 +7,12 @@ the frames.  Values are checked against what the loop really passed.
 """
 import os
 import re
-import signal
 import subprocess
 import time
 
-from gtplib import (FIG12, GDB_HEAD, GTP_KO, gdb_script, tdump_all, values, expect, expect_not, ksym, past_fentry,
-                    reset_target, sh)
+from gtplib import (FIG12, GDB_HEAD, GTP_KO, frames_collected, gdb_script, hammers, tdump_all,
+                    values, expect, expect_not, ksym, past_fentry, reset_target, sh,
+                    stop_hammers)
 
 HEAD = GDB_HEAD
 
@@ -29,11 +29,6 @@ def _session(body, timeout):
     expect_not(out, r"Fatal signal|internal-error|Remote connection closed|"
                r"Bogus|Malformed|Remote failure")
     return out
-
-
-def frames_collected(out):
-    return [int(n) for n in re.findall(
-        r"(?:Collected|Buffer contains) (\d+) trace frames", out)]
 
 
 def test_fig12_true_condition():
@@ -500,13 +495,6 @@ p counter1
     expect(out, r"^\$1 = 2$")
 
 
-def _hammer():
-    return subprocess.Popen(
-        ["sh", "-c", "while :; do echo 2000 > /proc/gtp_test; done"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=os.setsid)
-
-
 def test_start_stop_cycles_under_load():
     # The probe sits one instruction past the function's fentry call (after
     # endbr64 on IBT kernels), not on the call itself: on the guest kernel (Debian 6.1 under QEMU TCG) registering and
@@ -514,7 +502,7 @@ def test_start_stop_cycles_under_load():
     # function jumps to address 0 -- reproduced without gtp, with the
     # kernel's own tracefs kprobe_events (p:x gtp_test_function, enable /
     # disable / remove, 100 times).  This location is an int3/jump kprobe.
-    hammer = _hammer()
+    loops = hammers()
     try:
         out = session("""trace *(gtp_test_function + %d) if $rdi %% 7 == 0
 actions
@@ -531,8 +519,7 @@ tfind start
 p $rdi %% 7
 """ % past_fentry(), timeout=900)
     finally:
-        os.killpg(hammer.pid, signal.SIGKILL)
-        hammer.wait()
+        stop_hammers(loops)
     expect(out, r"Trace stopped by a tstop command")
     # every frame kept satisfied the condition
     if frames_collected(out)[-1] > 0:
@@ -550,13 +537,12 @@ end
 tstart
 detach
 """)
-    hammer = _hammer()
+    loops = hammers()
     try:
         time.sleep(1)
         sh("rmmod gtp")
     finally:
-        os.killpg(hammer.pid, signal.SIGKILL)
-        hammer.wait()
+        stop_hammers(loops)
     expect_not(kprobes_list(), r"gtp_test_function")
     sh("insmod %s" % GTP_KO)
     out = session("tstatus\n", reset=False)
