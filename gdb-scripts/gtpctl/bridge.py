@@ -19,6 +19,7 @@ nothing is dropped.
 """
 
 _NOACK = b"$QStartNoAckMode#b0"
+_OK = b"$OK#9a"
 
 
 class Bridge:
@@ -31,6 +32,7 @@ class Bridge:
         self.acks = True            # acknowledgement mode
         self.noack_asked = False    # QStartNoAckMode forwarded, reply unseen
         self.noack_ok = False       # ... and the target said OK
+        self.tail = b""             # end of the target's last read
         self.dropped = 0
 
     def from_gdb(self, data):
@@ -63,9 +65,12 @@ class Bridge:
         return b"".join(out)
 
     def from_target(self, data):
-        """Watch the target's replies for the OK to QStartNoAckMode."""
-        if self.noack_asked and b"$OK#9a" in data:
+        """Watch the target's replies for the OK to QStartNoAckMode (which
+        may arrive split over two reads)."""
+        seen = self.tail + data
+        if self.noack_asked and _OK in seen:
             self.noack_ok = True
+        self.tail = seen[-(len(_OK) - 1):]
         return data
 
     def _gdb_acked(self):

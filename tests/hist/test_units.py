@@ -168,7 +168,8 @@ def test_bridge_drops_only_resends():
     assert b.from_gdb(b"+" + st) == b"+" + st          # acked: a new command
     assert b.from_gdb(b"\x03") == b"\x03"
     assert b.from_gdb(b"+" + bridge._NOACK) == b"+" + bridge._NOACK
-    b.from_target(b"+" + _pkt(b"OK"))
+    b.from_target(b"+$O")                              # the OK, split
+    b.from_target(b"K#9a")
     b.from_gdb(b"+")
     assert not b.acks
     assert b.from_gdb(st + st) == st + st              # no acks: no resends
