@@ -5,6 +5,7 @@
 #   make tools        userspace tools (jit/gtp-ax)
 #   make check        unit tests, model checks, then the guest end-to-end tests
 #   make check-matrix the e2e suite on every matrix kernel and gdb; one table
+#   make check-debug  the e2e suite on a KASAN+lockdep+KFENCE+kmemleak kernel
 #   make demo         boot a guest and run the paper's gdb session
 #   make bench        benchmarks (never part of check)
 #   make dkms         register the sources with dkms (/usr/src/gtp-VERSION)
@@ -38,7 +39,7 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps deps-matrix tools check check-matrix check-layering unit e2e demo bench dkms doccheck lockdown-check replay-check clean
+.PHONY: all modules deps deps-matrix tools check check-matrix check-debug check-layering unit e2e demo bench dkms doccheck lockdown-check replay-check clean
 all: modules
 
 modules:
@@ -73,6 +74,12 @@ e2e:
 
 check-matrix: deps-matrix
 	tests/vm/matrix
+
+# The debug kernel is built from Debian's linux-source-6.1 once (cached
+# under build/debugk; about BUILD_MINUTES, see the README).
+check-debug:
+	@tests/vm/deps linux-source-6.1 flex bison bc libelf-dev
+	tests/vm/check-debug
 
 check: deps
 	$(MAKE) modules
