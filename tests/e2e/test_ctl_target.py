@@ -73,8 +73,13 @@ detach
 def test_ctl_refusals():
     reset_target()
     # /proc/gtp taken by a gdb: say so, exit 1, change nothing
+    # gdb holds the target until the test is done with it, however slow
+    # the guest (a debug kernel runs each gtp-ctl for seconds).
+    release = "/run/gtp-refusals-release"
+    sh("rm -f " + release)
     gdb = subprocess.Popen(["gdb", "-nx", "-q", "-batch", "-ex", "target remote /proc/gtp",
-                            "-ex", "shell sleep 5"], stdout=subprocess.PIPE,
+                            "-ex", "shell while [ ! -e %s ]; do sleep 0.1; done" % release],
+                           stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         for _ in range(100):
@@ -86,7 +91,9 @@ def test_ctl_refusals():
         rc, so, se = ctl("stdio")
         assert rc == 1 and "is busy" in se, (rc, so, se)
     finally:
+        sh("touch " + release)
         gdb.wait(timeout=60)
+        sh("rm -f " + release)
     rc, so, se = ctl("status", "--target", "/proc/no-such-gtp")
     assert rc == 1 and "does not exist" in se, (rc, so, se)
 
