@@ -76,7 +76,7 @@ check-matrix: deps-matrix
 	tests/vm/matrix
 
 # The debug kernel is built from Debian's linux-source-6.1 once (cached
-# under build/debugk; about BUILD_MINUTES, see the README).
+# under build/debugk; about 10 minutes here, see the README).
 check-debug:
 	@tests/vm/deps linux-source-6.1 flex bison bc libelf-dev
 	tests/vm/check-debug
