@@ -307,28 +307,34 @@ class DwarfGen:
                     out += P_I(8 if k == B.STRUCT else 10, st)
                 p = poss[j]
                 kf = kflags[j]
+                flat = []
                 for m in range(vlens[j]):
                     mno, mt, moff = w[p], w[p + 1], w[p + 2]
                     p += 3
                     bits = 0
                     if kf:
                         bits, moff = moff >> 24, moff & 0xffffff
-                    msp = mno if mno < vm_str else mno + ustr
+                    if not mno and self._anonymous_aggregate(b, mt):
+                        flat += self._flat_members(u, mt, moff)
+                        continue
+                    flat.append((mno if mno < vm_str else mno + ustr,
+                                 mt if mt < first else lab - j + mt - first, moff, bits))
+                for msp, mlab, moff, bits in flat:
                     if bits or moff & 7:
-                        if mno:
+                        if msp:
                             out += P_IIIB(13, msp, 0, moff, bits)
                             fpos.append(len(out) - 9)
                         else:
                             out += P_IIB(14, 0, moff, bits)
                             fpos.append(len(out) - 9)
                     else:
-                        if mno:
+                        if msp:
                             out += P_III(11, msp, 0, moff >> 3)
                             fpos.append(len(out) - 8)
                         else:
                             out += P_II(12, 0, moff >> 3)
                             fpos.append(len(out) - 8)
-                    flab.append(mt if mt < first else lab - j + mt - first)
+                    flab.append(mlab)
                 out.append(0)
             elif k == B.PTR or k == B.TYPEDEF or k == B.CONST or k == B.VOLATILE \
                     or k == B.RESTRICT:
@@ -417,6 +423,43 @@ class DwarfGen:
                 alias[lab] = (st if st < first else lab - j + st - first) if st else 0
             # FUNC: a subprogram when kallsyms has it; VAR, DATASEC,
             # DECL_TAG: nothing gdb needs (and nothing refers to them)
+
+    @staticmethod
+    def _anonymous_aggregate(b, tid):
+        """Whether tid is an unnamed struct or union with members."""
+        o = b.owner(tid)
+        j = tid - o.first
+        return o.kind[j] in (B.STRUCT, B.UNION) and not o.name_off[j] and o.vlen[j]
+
+    def _flat_members(self, u, tid, base):
+        """[(strp, label, bit offset, bitfield bits)] of an anonymous
+        struct/union's members, as members of the struct holding it (at
+        bit offset base), recursively.
+
+        gdb's tracepoint bytecode compiler cannot look into anonymous
+        unions (gen_struct_ref in ax-gdb.c, gdb 13..18: "Couldn't find
+        member named `f_path'" for 7.x's struct file), while its
+        expression evaluator can.  So the members are lifted into the
+        parent, at their offsets; ptype shows them there, overlapping,
+        instead of inside a `union {...}`."""
+        b = u.btf
+        o = b.owner(tid)
+        ou = u if o is b else self.units[0]     # a base (vmlinux) type
+        j = tid - o.first
+        p, w, kf = o.pos[j], o.words, o.kflag[j]
+        out = []
+        for _ in range(o.vlen[j]):
+            mno, mt, moff = w[p], w[p + 1], w[p + 2]
+            p += 3
+            bits = 0
+            if kf:
+                bits, moff = moff >> 24, moff & 0xffffff
+            if not mno and self._anonymous_aggregate(o, mt):
+                out += self._flat_members(ou, mt, base + moff)
+                continue
+            out.append((self._strp(ou, mno) if mno else 0, self._label(ou, mt),
+                        base + moff, bits))
+        return out
 
     def _emit_function(self, f):
         u, name, low, high, proto = f

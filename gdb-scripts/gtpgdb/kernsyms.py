@@ -19,6 +19,7 @@ changes.  Modules whose .ko with DWARF gtp-load-module already loaded are
 left out (two definitions of one function would give `trace` two
 locations).
 """
+import json
 import os
 import tempfile
 import time
@@ -90,10 +91,16 @@ def load(skip=(), quiet=False):
             data, stats = symfile.build(owners, BTF_DIR, mods)
         except B.BtfError as e:
             raise gdb.GdbError("gtp-kernel-symbols: %s" % e)
+        stats.made_in = time.time() - t0
         tmp = path + ".%d.tmp" % os.getpid()
+        with open(tmp + ".json", "w") as f:
+            json.dump(vars(stats), f)
+        os.rename(tmp + ".json", path + ".json")
         with open(tmp, "wb") as f:
             f.write(data)
         os.rename(tmp, path)
+    else:
+        stats = _cached_stats(path)
     if _state["path"]:
         gdb.execute("remove-symbol-file %s" % _state["path"], to_string=True)
     gdb.execute("add-symbol-file %s" % path, to_string=True)
@@ -106,11 +113,24 @@ def load(skip=(), quiet=False):
     return path
 
 
+def _cached_stats(path):
+    """The Stats saved next to a cached file (None if unreadable)."""
+    try:
+        with open(path + ".json") as f:
+            st = symfile.Stats()
+            st.__dict__.update(json.load(f))
+            return st
+    except (OSError, ValueError):
+        return None
+
+
 def _describe(st):
     if st is None:
         return ""
     s = ": %d functions (%d with BTF arguments), %d BTF types, %d modules" % (
         st.funcs, st.described, st.types, len(st.modules))
+    if getattr(st, "made_in", None):
+        s += "; made in %.1fs" % st.made_in
     if st.no_btf:
         s += " (no BTF, functions only: %s)" % " ".join(st.no_btf)
     return s

@@ -83,6 +83,8 @@ def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None):
                       min(a for _, a, _ in fns), max(e for _, _, e in fns)))
         protos = btf_funcs(u.btf) if u else {}
         for name, a, e in fns:
+            if name.startswith("__pfx_"):
+                continue        # IBT/call-depth padding before each function
             syms.append((name, a, e - a, sec))
             proto = protos.get(name)
             if proto:
