@@ -201,6 +201,7 @@ class DwarfGen:
         self.own_str = bytearray()
         self.own_str_map = {}
         self.funcs = []
+        self._proto_cache = {}
 
     # strings -------------------------------------------------------------
     def add_unit(self, b):
@@ -463,32 +464,56 @@ class DwarfGen:
 
     def _emit_function(self, f):
         u, name, low, high, proto = f
-        b = u.btf
         out = self.info
-        ret = b.type_ref(proto)
+        ret, body, fix = self._params(u, proto)
         if ret:
-            out += struct.pack("<BIQII", 34, self.own(name), low, high - low, 0)
+            out += _SUB.pack(34, self.own(name), low, high - low, 0)
             self.fix_pos.append(len(out) - 4)
-            self.fix_lab.append(self._label(u, ret))
+            self.fix_lab.append(ret)
         else:
-            out += struct.pack("<BIQI", 35, self.own(name), low, high - low)
+            out += _SUB_VOID.pack(35, self.own(name), low, high - low)
+        base = len(out)
+        out += body
+        for rel, lab in fix:
+            self.fix_pos.append(base + rel)
+            self.fix_lab.append(lab)
+
+    def _params(self, u, proto):
+        """(return type label, the parameter DIEs, [(offset, label)] of
+        their type references) of a FUNC_PROTO: the same for every function
+        of that prototype (two functions per prototype, on average), so made
+        once."""
+        key = (id(u), proto)
+        hit = self._proto_cache.get(key)
+        if hit:
+            return hit
+        b = u.btf
+        ret = b.type_ref(proto)
+        out = bytearray()
+        fix = []
         for pname, t, loc, _ in arg_locations(b, proto):
             if t == 0:
                 out.append(32)
                 continue
             if pname and loc is not None:
                 out += struct.pack("<BII", 36, self.own(pname), 0)
+                fix.append(len(out) - 4)
                 out += uleb(len(loc)) + loc
-                self.fix_pos.append(len(out) - len(loc) - 1 - 4)
             elif pname:
                 out += struct.pack("<BII", 37, self.own(pname), 0)
-                self.fix_pos.append(len(out) - 4)
+                fix.append(len(out) - 4)
             elif loc is not None:
                 out += struct.pack("<BI", 38, 0)
+                fix.append(len(out) - 4)
                 out += uleb(len(loc)) + loc
-                self.fix_pos.append(len(out) - len(loc) - 1 - 4)
             else:
                 out += struct.pack("<BI", 31, 0)
-                self.fix_pos.append(len(out) - 4)
-            self.fix_lab.append(self._label(u, t))
+                fix.append(len(out) - 4)
+            fix[-1] = (fix[-1], self._label(u, t))
         out.append(0)
+        hit = self._proto_cache[key] = (self._label(u, ret) if ret else 0, bytes(out), fix)
+        return hit
+
+
+_SUB = struct.Struct("<BIQII")
+_SUB_VOID = struct.Struct("<BIQI")
