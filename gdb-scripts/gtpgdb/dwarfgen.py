@@ -398,7 +398,7 @@ class DwarfGen:
                     continue
                 out += P_II(15, sp, st) if no else P_I(16, st)
                 p = poss[j]
-                signed = not kflags[j]
+                signed = kflags[j]      # kind_flag: 1 signed, 0 unsigned
                 for m in range(vlens[j]):
                     eno = w[p]
                     if k == B.ENUM:

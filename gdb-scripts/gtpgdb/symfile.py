@@ -15,7 +15,7 @@ either way, so `trace FUNC` always finds the address.
 import os
 
 from . import btf as B
-from . import dwarfgen, elfgen
+from . import dwarfgen, elfgen, ksyms
 
 
 class Stats:
@@ -30,7 +30,6 @@ class Stats:
 def btf_funcs(b):
     """{name: FUNC_PROTO id, or None when BTF has several FUNCs so named}."""
     out = {}
-    w = b.words
     for j, k in enumerate(b.kind):
         if k == B.FUNC:
             name = b.str_at(b.name_off[j])
@@ -39,7 +38,6 @@ def btf_funcs(b):
                 out[name] = None
             else:
                 out[name] = proto
-    del w
     return out
 
 
@@ -54,7 +52,6 @@ def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None):
     owners: ksyms.read()'s map; modules: the module names to include (all
     of owners' but None by default); vmlinux: an already parsed Btf.
     """
-    from . import ksyms
     st = Stats()
     vm = vmlinux or read_btf(btf_dir, "vmlinux")
     gen = dwarfgen.DwarfGen()

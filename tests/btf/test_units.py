@@ -188,6 +188,27 @@ class TestThroughGdb(unittest.TestCase):
         self.assertRegex(out, r"(?m)^\$3 = PIDTYPE_TGID$")
         self.assertRegex(out, r"(?m)^type = struct p9_fid \{$")       # vmlinux's, via 9p's
 
+    def test_enum_signedness(self):
+        # kind_flag 1: signed values (rpm_status starts at -1 in 6.1);
+        # 0: unsigned, where a value may use the sign bit
+        vm = vmlinux_btf()
+        want = []
+        for j, k in enumerate(vm.kind):
+            if k == B.ENUM and vm.vlen[j]:
+                p = vm.pos[j]
+                v = vm.words[p + 1]
+                if vm.kflag[j] and v >> 31:
+                    want.append((vm.str_at(vm.words[p]), v - (1 << 32)))
+                elif not vm.kflag[j] and v >> 31:
+                    want.append((vm.str_at(vm.words[p]), v))
+        signed = [w for w in want if w[1] < 0][:3]
+        unsigned = [w for w in want if w[1] > 0][:3]
+        self.assertTrue(signed and unsigned, want)
+        # widened, so that the enum type's signedness shows
+        out, _ = self.gdb(*["print (long long)%s" % n for n, _ in signed + unsigned])
+        got = [int(v) for v in re.findall(r"(?m)^\$\d+ = (-?\d+)$", out)]
+        self.assertEqual(got, [v for _, v in signed + unsigned], out)
+
     def test_arguments(self):
         out, _ = self.gdb("info scope vfs_read", "info scope do_trap", "info scope v9fs_file_open",
                           "maint agent -at vfs_read, file->f_path.dentry->d_iname[0]",
