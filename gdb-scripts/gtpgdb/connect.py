@@ -40,7 +40,11 @@ other modules get gtp-kernel-symbols (BTF and kallsyms)."""
             if module.dwarf_file(name):
                 gdb.execute("gtp-load-module %s" % name, to_string=True)
                 gdb.write("gtp: %s: DWARF from its .ko\n" % name)
-        kernsyms.load()
+        try:
+            kernsyms.load()
+        except gdb.GdbError as e:
+            # still connect: registers and `trace *ADDR` need no symbols
+            gdb.write("gtp: warning: %s\n" % e)
         _quietly("target remote %s" % target)
         gdb.write("gtp: connected to %s\n" % target)
 

@@ -14,10 +14,10 @@ which `trace vfs_read if count == 4093`, `collect file->f_path.dentry`,
 
 The file depends on the kernel build, the boot (KASLR) and the loaded
 modules, so it is cached under that key ($XDG_CACHE_HOME/gtp, ~/.cache/gtp,
-/run/gtp, then the temp dir: the first writable) and made again when any
-changes.  Modules whose .ko with DWARF gtp-load-module already loaded are
-left out (two definitions of one function would give `trace` two
-locations).
+/run/gtp, then the temp dir: the first writable one that is ours and
+closed to others, mode 0700) and made again when any changes.  Modules
+whose .ko with DWARF gtp-load-module already loaded are left out (two
+definitions of one function would give `trace` two locations).
 """
 import json
 import os
@@ -48,20 +48,32 @@ def _cache_dirs():
     return dirs
 
 
+def _private(d):
+    """Whether directory d is ours and closed to others: the file holds the
+    kernel's live addresses (what KASLR hides), and gdb trusts what it
+    reads from it."""
+    try:
+        st = os.lstat(d)
+    except OSError:
+        return False
+    return os.path.isdir(d) and not os.path.islink(d) and st.st_uid == os.getuid() \
+        and not st.st_mode & 0o077
+
+
 def _cache_path(key):
     """An existing cached file for key, else where to write it."""
     name = "kernel-%s.elf" % key
     for d in _cache_dirs():
         p = os.path.join(d, name)
-        if os.path.exists(p):
+        if _private(d) and os.path.exists(p) and os.path.exists(p + ".json"):
             return p, True
     for d in _cache_dirs():
         try:
             os.makedirs(d, 0o700, exist_ok=True)
-            if os.access(d, os.W_OK):
-                return os.path.join(d, name), False
         except OSError:
             continue
+        if _private(d) and os.access(d, os.W_OK):
+            return os.path.join(d, name), False
     raise gdb.GdbError("gtp-kernel-symbols: no writable cache directory (tried %s)"
                        % ", ".join(_cache_dirs()))
 

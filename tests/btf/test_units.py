@@ -96,7 +96,8 @@ class TestBtf(unittest.TestCase):
 class TestArgs(unittest.TestCase):
     def locs(self, name):
         vm = vmlinux_btf()
-        return [w for _, _, _, w in dwarfgen.arg_locations(vm, vm.type_ref(vm.find(B.FUNC, name)[0]))]
+        proto = vm.type_ref(vm.find(B.FUNC, name)[0])
+        return [w for _, _, _, w in dwarfgen.arg_locations(vm, proto)]
 
     def test_registers_then_stack(self):
         self.assertEqual(self.locs("vfs_read"), ["rdi", "rsi", "rdx", "rcx"])

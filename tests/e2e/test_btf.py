@@ -223,14 +223,26 @@ gtp-kernel-symbols bogus
            % ksym("vfs_read"))
     expect(out, r"^Tracepoint \d+ at 0x[0-9a-f]+: file|^Tracepoint \d+ at 0x[0-9a-f]+$")
     expect(out, r"^usage: gtp-kernel-symbols \[info \[FUNC\]\]$")
-    # no BTF: the same code pointed at a directory without vmlinux
+    # no BTF: the same code pointed at a directory without vmlinux;
+    # gtp-connect says so and connects anyway
+    reset_target()
     out = gdb_script(HEAD + """python
 import gtpgdb.kernsyms
 gtpgdb.kernsyms.BTF_DIR = "/nonexistent"
+try:
+    gdb.execute("gtp-kernel-symbols")
+except gdb.error as e:
+    print("refused: %s" % e)
 end
-gtp-kernel-symbols
+gtp-connect
+tstatus
 """)
-    expect(out, r"gtp-kernel-symbols: /nonexistent/vmlinux is missing: this kernel has no BTF")
+    expect_not(out, BAD)
+    expect(out, r"^refused: gtp-kernel-symbols: /nonexistent/vmlinux is missing: "
+           r"this kernel has no BTF")
+    expect(out, r"^gtp: warning: gtp-kernel-symbols: /nonexistent/vmlinux is missing")
+    expect(out, r"^gtp: connected to /proc/gtp$")
+    expect(out, r"^No trace has been run on the target\.$")
     # not root: kallsyms shows zeros
     out = sh("setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "
              "%s -nx -q -batch -ex 'source %s' -ex gtp-kernel-symbols 2>&1 || true"
