@@ -12,8 +12,20 @@ registering its commands with register():
   hist.py     gtp-hist, gtp-count, gtp-stats, $gtp_stat(): look at a
               trace rather than read it (shares gtpctl/summary.py with
               gtp-ctl)
+  kernsyms.py gtp-kernel-symbols: kernel and module functions, types and
+              arguments from kallsyms and BTF, no debug info needed
+              (btf.py, ksyms.py, dwarfgen.py, elfgen.py, symfile.py)
+  connect.py  gtp-connect: all those symbols, then target remote
 """
-from . import hist, module, static
+try:
+    import gdb  # noqa: F401
+except ImportError:
+    # Imported outside gdb (the host's unit tests of btf.py, dwarfgen.py,
+    # elfgen.py): those need no gdb, and nothing is registered.
+    gdb = None
 
-for _m in (module, static, hist):
-    _m.register()
+if gdb is not None:
+    from . import connect, hist, kernsyms, module, static
+
+    for _m in (module, static, hist, kernsyms, connect):
+        _m.register()

@@ -147,7 +147,45 @@ resolves to the running code."""
         secs = _module_sections(name)
         copy = _placed_copy(path, name.replace("-", "_"), secs)
         gdb.execute("add-symbol-file %s -o 0" % copy, from_tty=False, to_string=True)
+        _dwarf_loaded.add(name.replace("-", "_"))
         gdb.write("gtp: loaded symbols of %s from %s\n" % (name, path))
+
+
+# Modules whose symbols gtp-load-module loaded: gtp-kernel-symbols leaves
+# them out of its BTF file.
+_dwarf_loaded = set()
+
+
+def dwarf_loaded():
+    return set(_dwarf_loaded)
+
+
+def has_dwarf(path):
+    """Whether an (uncompressed) ELF file has a .debug_info section."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return False
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    stroff, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 24)
+    for i in range(shnum):
+        noff, = struct.unpack_from("<I", data, shoff + i * shentsize)
+        if data[stroff + noff:stroff + noff + 12] == b".debug_info\0":
+            return True
+    return False
+
+
+def dwarf_file(name):
+    """The .ko of loaded module name with DWARF (see _module_file), or None."""
+    try:
+        path = _module_file(name)
+    except gdb.GdbError:
+        return None
+    return path if has_dwarf(path) else None
 
 
 def loaded_modules():

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtp-connect [TARGET]: symbols of the kernel and every loaded module,
+then `target remote TARGET` (/proc/gtp by default), in one command.
+
+Order matters: on connect gdb re-creates the tracepoints the target already
+holds from their source strings, which needs the symbols first.  A module
+whose .ko with DWARF is found (gtp-load-module's search: the build the
+guest harness loaded, this tree, modinfo) gets its DWARF; every other
+module, and the kernel, get gtp-kernel-symbols' BTF and kallsyms.
+
+gtp is not a stopped process: the registers its stop reply gives are not a
+frame, and gdb's "0x0000000000000000 in ?? ()" after connecting says
+nothing.  The connection's output is kept and one line is printed instead.
+"""
+import os
+
+import gdb
+
+from . import kernsyms, module
+
+
+class Connect(gdb.Command):
+    """Load the kernel's and modules' symbols, then connect to gtp.
+
+Usage: gtp-connect [TARGET]     (TARGET: /proc/gtp unless given)
+Modules with a .ko holding DWARF get gtp-load-module; the kernel and the
+other modules get gtp-kernel-symbols (BTF and kallsyms)."""
+
+    def __init__(self):
+        super().__init__("gtp-connect", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if len(argv) > 1:
+            raise gdb.GdbError("usage: gtp-connect [TARGET]")
+        target = argv[0] if argv else "/proc/gtp"
+        for name in module.loaded_modules():
+            if name.replace("-", "_") in module.dwarf_loaded():
+                continue
+            if module.dwarf_file(name):
+                gdb.execute("gtp-load-module %s" % name, to_string=True)
+                gdb.write("gtp: %s: DWARF from its .ko\n" % name)
+        try:
+            kernsyms.load()
+        except gdb.GdbError as e:
+            # still connect: registers and `trace *ADDR` need no symbols
+            gdb.write("gtp: warning: %s\n" % e)
+        _quietly("target remote %s" % target)
+        gdb.write("gtp: connected to %s\n" % target)
+
+
+def _quietly(cmd):
+    """Run cmd with gdb's stdout (fd 1) on /dev/null.
+
+    to_string=True is not enough: the stop after connecting is printed by
+    the CLI interpreter's normal_stop observer on its own stream, and so is
+    `set logging redirect` (gdb 13..18).  Errors still raise, and warnings
+    still reach stderr.
+    """
+    gdb.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        gdb.execute(cmd, to_string=True)
+    finally:
+        gdb.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def register():
+    Connect()
