@@ -22,7 +22,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
 from gtpgdb import btf as B, dwarfgen, ksyms, symfile  # noqa: E402
 
-KVER = "6.1.0-56-amd64"
+# Debian's default kernel of this release, as the guest harness picks it
+# (named by package: a point release changes the ABI number).
+KVER = subprocess.run(["bash", "-c", '. "$1/tests/vm/kernels" && kv_default', "kv", REPO],
+                      stdout=subprocess.PIPE, check=True).stdout.decode().strip()
 VMLINUZ = "/boot/vmlinuz-" + KVER
 MODULE = "/lib/modules/%s/kernel/fs/9p/9p.ko" % KVER
 
