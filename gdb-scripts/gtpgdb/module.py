@@ -27,12 +27,19 @@ import gdb
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _vermagic(path):
-    """The kernel release a .ko was built for (from its .modinfo)."""
+def _read(path):
+    """A file's bytes, or None when it cannot be read."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError:
+        return None
+
+
+def _vermagic(path):
+    """The kernel release a .ko was built for (from its .modinfo)."""
+    data = _read(path)
+    if data is None:
         return None
     m = re.search(rb"vermagic=([^ \0]+)", data)
     return m.group(1).decode() if m else None
@@ -162,10 +169,8 @@ def dwarf_loaded():
 
 def has_dwarf(path):
     """Whether an (uncompressed) ELF file has a .debug_info section."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    data = _read(path)
+    if data is None:
         return False
     if data[:4] != b"\x7fELF" or data[4] != 2:
         return False
