@@ -13,6 +13,7 @@
 
 struct gtp_conn;
 struct gtp_tp;
+struct pt_regs;
 
 /* Serialises packet handling, module init/exit and probe (de)registration. */
 extern struct mutex gtp_mutex;
@@ -23,6 +24,13 @@ void gtp_kprobe_exit(void);
 int gtp_kprobe_arm(struct gtp_conn *gc);
 void gtp_kprobe_disarm(void);
 void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled);
+struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
+				       struct pt_regs *regs);
+
+/* kstack.c: "collect $kstack" (the host's ->kstack) */
+void gtp_kstack_init(void);
+u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
+	       u32 max);
 
 /* static_tp.c: the kernel's TRACE_EVENTs as static tracepoint markers */
 int gtp_static_tp_init(void);

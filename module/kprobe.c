@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprobe.c - attach tracepoint locations with kprobes.
+ * kprobe.c - attach tracepoint locations with kprobes and kretprobes.
  *
  * One kprobe per location, with a pre-handler only: no post-handler and no
- * fault handler, so the kernel may optimize it into a jump.  QTStart
+ * fault handler, so the kernel may optimize it into a jump.  A location
+ * whose actions set $kret (tp->at_return) gets a kretprobe instead: its
+ * entry handler keeps the registers at the entry in the instance, and the
+ * return handler runs the condition and actions on those registers with
+ * rax replaced by the return value, so arguments by name (located at the
+ * entry) and $rax / $kret (the return value) both read right.  QTStart
  * attaches all of them or none: if the kernel refuses one, those already
  * registered are unregistered and gdb is told which address and why.
  * Detaching uses unregister_kprobes(), which waits (synchronize_rcu) until
@@ -30,14 +35,35 @@
 #include "static_tp.h"
 
 struct gtp_kprobe {
-	struct kprobe kp;
+	struct kretprobe krp;	/* krp.kp alone for an entry probe */
 	struct gtp_tp *tp;
 };
 
 static struct gtp_kprobe *gtp_kps;
-static struct kprobe **gtp_kp_ptrs;
-static unsigned int gtp_nkps;
+static struct kprobe **gtp_kp_ptrs;		/* entry probes */
+static struct kretprobe **gtp_krp_ptrs;		/* return probes */
+static unsigned int gtp_nkps, gtp_nkrps;
 static u8 *gtp_scratch;		/* nr_cpu_ids * GTP_SCRATCH_SIZE */
+
+/*
+ * A return hit's registers: the entry's, with the return value in ax.
+ * @live is what the kernel handed the return handler, for the unwinder.
+ * Return handlers run with current_kprobe set, so they do not nest with
+ * each other or with kprobe handlers on a CPU.
+ */
+struct gtp_kret_regs {
+	struct pt_regs regs;
+	struct pt_regs *live;
+};
+static DEFINE_PER_CPU(struct gtp_kret_regs, gtp_kret_regs);
+
+/*
+ * Calls in flight per return probe whose return is caught; more are
+ * counted by the kernel as missed.  Functions that sleep (opens, reads)
+ * can have many; each slot holds a struct pt_regs.
+ */
+#define GTP_KRET_ACTIVE_MIN	64
+#define GTP_KRET_ACTIVE_MAX	4096
 
 /*
  * The condition's environment: per CPU like the scratch area, not on the
@@ -45,25 +71,72 @@ static u8 *gtp_scratch;		/* nr_cpu_ids * GTP_SCRATCH_SIZE */
  */
 static DEFINE_PER_CPU(struct ax_env, gtp_kp_env);
 
-static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+/* Inlined: the entry probe's false-condition path is the hot one. */
+static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
+					   struct pt_regs *regs)
 {
-	struct gtp_tp *tp = container_of(kp, struct gtp_kprobe, kp)->tp;
 	struct ax_env *env = this_cpu_ptr(&gtp_kp_env);
 	enum gtp_precheck pre;
 	u8 *scratch;
 
 	pre = gtp_tp_precheck(tp, regs, env);
 	if (pre == GTP_PRE_FALSE)
-		return 0;
+		return;
 	scratch = gtp_scratch +
 		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
 	if (pre == GTP_PRE_HELD)
 		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
 		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+}
+
+static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	gtp_kprobe_run(container_of(kp, struct gtp_kprobe, krp.kp)->tp, regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(gtp_kprobe_pre);
+
+/* Keep the entry's registers for the return (the instance's data). */
+static int gtp_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	memcpy(ri->data, regs, sizeof(*regs));
+	return 0;
+}
+NOKPROBE_SYMBOL(gtp_kret_entry);
+
+static int gtp_kret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gtp_kret_regs *kr = this_cpu_ptr(&gtp_kret_regs);
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (unlikely(!rp))
+		return 0;
+	memcpy(&kr->regs, ri->data, sizeof(kr->regs));
+	kr->regs.ax = regs->ax;
+	kr->live = regs;
+	gtp_kprobe_run(container_of(rp, struct gtp_kprobe, krp)->tp,
+		       &kr->regs);
+	kr->live = NULL;
+	return 0;
+}
+NOKPROBE_SYMBOL(gtp_kret_ret);
+
+/*
+ * The registers the kernel's unwinder starts from for a hit of @tp with
+ * @regs: a return hit's are the return handler's (the entry's stack is
+ * gone by then), NULL where there are none (a static tracepoint).
+ */
+struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
+				       struct pt_regs *regs)
+{
+	if (tp->is_static)
+		return NULL;
+	if (tp->at_return)
+		return this_cpu_read(gtp_kret_regs.live);
+	return regs;
+}
+NOKPROBE_SYMBOL(gtp_kprobe_unwind_regs);
 
 /* The kernel's reason for refusing a kprobe, in words. */
 static const char *kprobe_refusal(int err)
@@ -86,17 +159,77 @@ static const char *kprobe_refusal(int err)
 	}
 }
 
+/*
+ * A kretprobe must sit on a function's first instruction (past endbr64
+ * on IBT kernels): the kernel says -ENOENT/-EINVAL for anywhere else.
+ */
+static const char *refusal(const struct gtp_tp *tp, int err)
+{
+	if (tp->at_return && (err == -ENOENT || err == -EINVAL))
+		return "a return probe ($kret) must be at a function's entry (trace FUNC, not FUNC+N or a line), off the kprobe blacklist";
+	return kprobe_refusal(err);
+}
+
 static void gtp_kprobes_free(void)
 {
-	unsigned int i;
+	struct gtp_tp *tp;
 
-	for (i = 0; i < gtp_nkps; i++)
-		gtp_kps[i].tp->probe = NULL;
+	for (tp = gtp_tps; tp; tp = tp->next)
+		if (!tp->is_static)
+			tp->probe = NULL;
 	kfree(gtp_kps);
 	kfree(gtp_kp_ptrs);
+	kfree(gtp_krp_ptrs);
 	gtp_kps = NULL;
 	gtp_kp_ptrs = NULL;
-	gtp_nkps = 0;
+	gtp_krp_ptrs = NULL;
+	gtp_nkps = gtp_nkrps = 0;
+}
+
+static void gtp_kprobes_unregister(void)
+{
+	/* Each waits until no handler of theirs runs any more. */
+	if (gtp_nkps)
+		unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
+	if (gtp_nkrps)
+		unregister_kretprobes(gtp_krp_ptrs, gtp_nkrps);
+}
+
+/* A return probe on a marker or a :S location: there is no return. */
+static int check_returns(struct gtp_conn *gc)
+{
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		if (!tp->at_return)
+			continue;
+		if (tp->is_static || gtp_static_marker_at(tp->addr)) {
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: $kret makes a return probe, but a static tracepoint has no return (trace the function instead)\n",
+				    tp->num, (unsigned long long)tp->addr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int register_one(struct gtp_kprobe *gk, struct gtp_tp *tp)
+{
+	struct kretprobe *rp = &gk->krp;
+
+	gk->tp = tp;
+	rp->kp.addr = (kprobe_opcode_t *)(unsigned long)tp->addr;
+	if (!tp->enabled)
+		rp->kp.flags = KPROBE_FLAG_DISABLED;
+	if (!tp->at_return) {
+		rp->kp.pre_handler = gtp_kprobe_pre;
+		return register_kprobe(&rp->kp);
+	}
+	rp->entry_handler = gtp_kret_entry;
+	rp->handler = gtp_kret_ret;
+	rp->data_size = sizeof(struct pt_regs);
+	rp->maxactive = clamp_t(int, 8 * num_possible_cpus(),
+				GTP_KRET_ACTIVE_MIN, GTP_KRET_ACTIVE_MAX);
+	return register_kretprobe(rp);
 }
 
 static unsigned int count_kprobe_tps(void)
@@ -121,8 +254,11 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 	int ret;
 
 	lockdep_assert_held(&gtp_mutex);
-	if (WARN_ON_ONCE(gtp_nkps))
+	if (WARN_ON_ONCE(gtp_nkps || gtp_nkrps))
 		return -EBUSY;
+	ret = check_returns(gc);
+	if (ret)
+		return ret;
 	ret = gtp_static_arm(gc);
 	if (ret)
 		return ret;
@@ -131,7 +267,8 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 		return 0;
 	gtp_kps = kcalloc(n, sizeof(*gtp_kps), GFP_KERNEL);
 	gtp_kp_ptrs = kcalloc(n, sizeof(*gtp_kp_ptrs), GFP_KERNEL);
-	if (!gtp_kps || !gtp_kp_ptrs) {
+	gtp_krp_ptrs = kcalloc(n, sizeof(*gtp_krp_ptrs), GFP_KERNEL);
+	if (!gtp_kps || !gtp_kp_ptrs || !gtp_krp_ptrs) {
 		gtp_console(gc, "gtp: out of memory for kprobes\n");
 		ret = -ENOMEM;
 		goto err_free;
@@ -153,27 +290,25 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 			ret = -EINVAL;
 			goto err_unregister;
 		}
-		gk->tp = tp;
-		gk->kp.addr = (kprobe_opcode_t *)(unsigned long)tp->addr;
-		gk->kp.pre_handler = gtp_kprobe_pre;
-		if (!tp->enabled)
-			gk->kp.flags = KPROBE_FLAG_DISABLED;
-		ret = register_kprobe(&gk->kp);
+		ret = register_one(gk, tp);
 		if (ret) {
-			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: %s (error %d)\n",
-				    tp->num, (unsigned long long)tp->addr,
-				    kprobe_refusal(ret), ret);
+			gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %s (error %d)\n",
+				    tp->at_return ? "return " : "", tp->num,
+				    (unsigned long long)tp->addr,
+				    refusal(tp, ret), ret);
 			goto err_unregister;
 		}
-		gtp_kp_ptrs[i] = &gk->kp;
+		if (tp->at_return)
+			gtp_krp_ptrs[gtp_nkrps++] = &gk->krp;
+		else
+			gtp_kp_ptrs[gtp_nkps++] = &gk->krp.kp;
 		tp->probe = gk;
-		gtp_nkps = ++i;
+		i++;
 	}
 	return 0;
 
 err_unregister:
-	if (gtp_nkps)
-		unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
+	gtp_kprobes_unregister();
 err_free:
 	gtp_kprobes_free();
 	gtp_static_disarm();
@@ -184,10 +319,10 @@ void gtp_kprobe_disarm(void)
 {
 	lockdep_assert_held(&gtp_mutex);
 	gtp_static_disarm();
-	if (!gtp_nkps)
+	if (!gtp_nkps && !gtp_nkrps)
 		return;
-	/* Waits until no gtp_kprobe_pre() runs any more. */
-	unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
+	/* Waits until no handler of ours runs any more. */
+	gtp_kprobes_unregister();
 	gtp_kprobes_free();
 }
 
@@ -199,10 +334,11 @@ void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled)
 	/* Static probes just test tp->enabled on each hit. */
 	if (tp->is_static)
 		return;
+	/* a return probe's entry kprobe: no entry, no return */
 	if (enabled)
-		enable_kprobe(&gk->kp);
+		enable_kprobe(&gk->krp.kp);
 	else
-		disable_kprobe(&gk->kp);
+		disable_kprobe(&gk->krp.kp);
 }
 
 int gtp_kprobe_init(void)

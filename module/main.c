@@ -261,6 +261,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.exec_free		= gtp_exec_free,
 	.exec_want_endbr	= gtp_exec_want_endbr,
 	.exec_return_thunk	= gtp_exec_return_thunk,
+	.kstack			= gtp_kstack,
 };
 
 /* Register every area's packets, core first. */
@@ -273,6 +274,7 @@ static int gtp_glue_init(void)
 	gtp_trace_init();
 	/* Resolve the JIT's executable memory now, not at the first QTDP. */
 	gtp_exec_init();
+	gtp_kstack_init();
 	ret = gtp_kprobe_init();
 	if (ret)
 		return ret;

@@ -16,6 +16,8 @@ registering its commands with register():
               arguments from kallsyms and BTF, no debug info needed
               (btf.py, ksyms.py, dwarfgen.py, elfgen.py, symfile.py)
   connect.py  gtp-connect: all those symbols, then target remote
+  kstack.py   gtp-kstack: the kernel call stack a frame recorded
+              (collect $kstack)
 """
 try:
     import gdb  # noqa: F401
@@ -25,7 +27,7 @@ except ImportError:
     gdb = None
 
 if gdb is not None:
-    from . import connect, hist, kernsyms, module, static
+    from . import connect, hist, kernsyms, kstack, module, static
 
-    for _m in (module, static, hist, kernsyms, connect):
+    for _m in (module, static, hist, kernsyms, connect, kstack):
         _m.register()

@@ -31,7 +31,7 @@ int ax_hook_trace(struct ax_env *env, u64 addr, u32 size, bool upto_nul)
 
 int ax_hook_getv(struct ax_env *env, u32 tsv, s64 *val)
 {
-	return gtp_tsv_get(tsv, val);
+	return gtp_tsv_get_hit(tsv, env, val);
 }
 
 int ax_hook_setv(struct ax_env *env, u32 tsv, s64 val)
@@ -43,5 +43,5 @@ int ax_hook_setv(struct ax_env *env, u32 tsv, s64 val)
 
 int ax_hook_tracev(struct ax_env *env, u32 tsv)
 {
-	return gtp_fb_tracev(env->frame, tsv);
+	return gtp_fb_tracev(env->frame, tsv, env);
 }

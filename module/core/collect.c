@@ -22,6 +22,7 @@
 #include "tsv.h"
 #include "trace.h"
 #include "static_data.h"
+#include "host.h"
 
 #define PAGE_CHUNK	4096
 #define M_HDR		(1 + 8 + 2)
@@ -201,16 +202,50 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
 	return 0;
 }
 
-int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv)
+/*
+ * $kstack: the kernel call stack as return addresses (u64, innermost
+ * first) in an M block at GTP_KSTACK_ADDR, an address no kernel memory
+ * has, so gdb reads it back from the frame like any collected memory
+ * (gtp-kstack, "x/8a"), in tfind and from a saved trace file alike.
+ * Returns how many addresses were recorded.
+ */
+static s64 fb_kstack(struct gtp_fbuild *fb, const struct ax_env *env)
 {
+	u64 addr = GTP_KSTACK_ADDR;
+	u8 *h, *b;
+	u32 n;
+
+	h = fb_room(fb, M_HDR + 8 * GTP_KSTACK_MAX);
+	if (!h)
+		return -ENOSPC;
+	b = h + M_HDR;
+	n = gtp_host->kstack(env->tp, env->regs, (u64 *)b, GTP_KSTACK_MAX);
+	n = min_t(u32, n, GTP_KSTACK_MAX);
+	fb->len -= 8 * (GTP_KSTACK_MAX - n);
+	h[0] = 'M';
+	memcpy(h + 1, &addr, 8);
+	fb_end_mem(fb, h, 8 * n);
+	return n;
+}
+
+int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env)
+{
+	const struct gtp_tsv *v = gtp_tsv_find(tsv);
 	s32 num = tsv;
 	s64 val;
 	u8 *b;
 
 	if (!fb)
 		return -EINVAL;
-	if (gtp_tsv_get(tsv, &val))
+	if (!v)
 		return -ENOENT;
+	if (v->builtin == GTP_TSV_KSTACK) {
+		val = fb_kstack(fb, env);
+		if (val < 0)
+			return val;
+	} else if (gtp_tsv_get_hit(tsv, env, &val)) {
+		return -ENOENT;
+	}
 	b = fb_room(fb, 1 + 4 + 8);
 	if (!b)
 		return -ENOSPC;

@@ -63,7 +63,15 @@ bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 
 /* Side effects of agent expressions in actions (the ax_hook_* bodies). */
 int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);
-int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv);
+int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env);
+
+/*
+ * Where "collect $kstack" puts the call stack in a frame: non-canonical
+ * in 4- and 5-level paging alike, so never an address of kernel memory
+ * that the same frame could also hold.  Up to GTP_KSTACK_MAX entries.
+ */
+#define GTP_KSTACK_ADDR		0x4b53544b00000000ULL	/* "KSTK" */
+#define GTP_KSTACK_MAX		32
 
 /*
  * The bytes every frame of @tp takes at least: header, R block, M blocks

@@ -4,8 +4,9 @@
  *
  * A pointer rather than link-time names, so the core has no symbol edge
  * into the layer that links it.  Written once before any packet can
- * arrive, read only under the packet lock.  Also the count of the core's
- * live allocations (compat.h), which the host shows.
+ * arrive, then only read (under the packet lock; by probes for ->kstack).
+ * Also the count of the core's live allocations (compat.h), which the
+ * host shows.
  */
 #include "host.h"
 
@@ -26,6 +27,6 @@ void gtp_host_register(const struct gtp_host_ops *ops)
 		     !ops->jit_enabled || !ops->jit_off_reason ||
 		     !ops->exec_alloc || !ops->exec_install ||
 		     !ops->exec_free || !ops->exec_want_endbr ||
-		     !ops->exec_return_thunk);
+		     !ops->exec_return_thunk || !ops->kstack);
 	gtp_host = ops;
 }

@@ -9,9 +9,11 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry is called from process context under the packet lock, never
- * from a probe: what a probe needs (clocks, the CPU, the task) are plain
- * kernel primitives and live in compat.h.
+ * Every entry but @kstack is called from process context under the packet
+ * lock, never from a probe: what a probe needs (clocks, the CPU, the task)
+ * are plain kernel primitives and live in compat.h.  The kernel's unwinder
+ * is not one a module may call by name (stack_trace_save_regs() is not
+ * exported), hence the one probe-context entry.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -41,6 +43,9 @@ struct gtp_conn;
  *	IBT).
  * @exec_return_thunk: where JIT code returns through instead of 'ret'
  *	(the kernel's return thunk, as its BPF JIT uses), or NULL.
+ * @kstack: probe context ("collect $kstack"): the kernel call stack of
+ *	the hit of @tp with registers @regs, innermost first, at most @max
+ *	return addresses into @buf; returns how many.  No locks, no sleep.
  */
 struct gtp_host_ops {
 	int (*arm)(struct gtp_conn *gc);
@@ -55,6 +60,9 @@ struct gtp_host_ops {
 	void (*exec_free)(void *image, size_t size);
 	bool (*exec_want_endbr)(void);
 	void *(*exec_return_thunk)(void);
+
+	u32 (*kstack)(const struct gtp_tp *tp, struct pt_regs *regs,
+		      u64 *buf, u32 max);
 };
 
 /* Set once, before /proc/gtp exists; every entry must be filled in. */

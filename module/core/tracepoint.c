@@ -11,6 +11,7 @@
 #include "tracepoint.h"
 #include "tp_internal.h"
 #include "jit.h"
+#include "tsv.h"
 
 struct gtp_tp *gtp_tps;
 
@@ -169,6 +170,26 @@ void gtp_tps_reset_counts(void)
 		atomic_long_set(&tp->usage, 0);
 		atomic_long_set(&tp->errors, 0);
 		tp->last_err = 0;
+	}
+}
+
+/*
+ * A location whose actions set $kret ("teval $kret = 0") is a return
+ * probe: the host attaches it to the function's return.  Decided at
+ * QTStart, when gdb has named its variables (QTDV may follow QTDP).
+ */
+void gtp_tps_mark_returns(void)
+{
+	struct gtp_tp *tp;
+	u32 i;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		tp->at_return = false;
+		for (i = 0; i < tp->nactions; i++)
+			if (tp->actions[i].type == GTP_ACT_EXPR &&
+			    gtp_prog_sets_builtin(tp->actions[i].prog,
+						  GTP_TSV_KRET))
+				tp->at_return = true;
 	}
 }
 

@@ -42,6 +42,7 @@ struct gtp_tp {
 	bool enabled;		/* READ_ONCE: QTEnable/QTDisable while running */
 	bool fast;		/* :F (downloaded as a normal tracepoint) */
 	bool is_static;		/* :S, handled by the static tracepoint code */
+	bool at_return;		/* actions set $kret: fires at the return */
 	u64 step;
 	u64 pass;		/* stop the trace after this many hits (0: never) */
 	struct ax_prog *cond;	/* NULL: always collect */
@@ -98,6 +99,7 @@ struct gtp_tp *gtp_tp_find_num(u32 num);
 void gtp_tps_free(void);
 u32 gtp_tps_interpreted(const char **why);
 void gtp_tps_reset_counts(void);
+void gtp_tps_mark_returns(void);
 void gtp_tracepoint_init(void);
 
 /* Parsers, exposed for the unit tests; reply through @gc. */

@@ -6,13 +6,16 @@
  * variable whose name is one of the built-ins below ("tvariable $cpu_id")
  * is not stored: every read takes the value at that moment, so
  * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only,
- * but for $gtp_stop (gtp_tsv_set()).
+ * but for $gtp_stop (gtp_tsv_set()) and $kret, whose setting is not a
+ * value but a mark: a location whose actions set it is a return probe
+ * (gtp_tps_mark_returns()).
  *
  * Probe handlers look variables up without locks.  That is safe because
  * the table only grows by publishing a fully written slot (the count is
  * written last) and is cleared only by QTinit, when nothing is attached.
  */
 #include "tsv.h"
+#include "collect.h"
 #include "traceframe.h"
 #include "trace.h"
 
@@ -29,6 +32,8 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_HARDIRQ_COUNT]		= "hardirq_count",
 	[GTP_TSV_SOFTIRQ_COUNT]		= "softirq_count",
 	[GTP_TSV_STOP]			= "gtp_stop",
+	[GTP_TSV_KRET]			= "kret",
+	[GTP_TSV_KSTACK]		= "kstack",
 };
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
@@ -91,6 +96,44 @@ int gtp_tsv_get(u32 num, s64 *val)
 	return 0;
 }
 
+/*
+ * getv at a hit: $kret is the return value (rax) at a return probe's hit,
+ * 0 anywhere else; the rest as gtp_tsv_get().
+ */
+int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
+{
+	struct gtp_tsv *v = gtp_tsv_find(num);
+	const struct gtp_tp *tp = env->tp;
+
+	if (!v)
+		return -ENOENT;
+	if (v->builtin == GTP_TSV_KRET) {
+		*val = tp && tp->at_return && env->regs ?
+		       (s64)gtp_reg_value(env->regs, 0) : 0;
+		return 0;
+	}
+	*val = v->builtin ? builtin_value(v->builtin) : READ_ONCE(v->value);
+	return 0;
+}
+
+/* Does @prog setv a variable that is the built-in @kind? */
+bool gtp_prog_sets_builtin(const struct ax_prog *prog,
+			   enum gtp_builtin_tsv kind)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct gtp_tsv *v;
+
+		if (prog->insns[i].op != AX_SETV)
+			continue;
+		v = gtp_tsv_find(prog->insns[i].imm);
+		if (v && v->builtin == kind)
+			return true;
+	}
+	return false;
+}
+
 /**
  * gtp_tsv_set() - setv, in probe context
  * @num: the variable
@@ -101,7 +144,8 @@ int gtp_tsv_get(u32 num, s64 *val)
  * 0 stops the trace from inside the probe (qTStatus then names @tpnum),
  * so a circular buffer keeps the frames that led up to the event.
  *
- * Return: 0, -ENOENT if @num is undefined, -EPERM for another built-in.
+ * Return: 0, -ENOENT if @num is undefined, -EPERM for another built-in
+ * but $kret.
  */
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 {
@@ -114,6 +158,8 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 			gtp_trace_stop_from_probe(GTP_STOP_TRIGGER, tpnum);
 		return 0;
 	}
+	if (v->builtin == GTP_TSV_KRET)
+		return 0;	/* the mark of a return probe, read at QTStart */
 	if (v->builtin)
 		return -EPERM;
 	WRITE_ONCE(v->value, val);

@@ -6,6 +6,7 @@
 #define GTP_TSV_H
 
 #include "packets.h"
+#include "ax.h"
 
 /* Variables whose value is read at the hit, not stored ("$cpu_id"). */
 enum gtp_builtin_tsv {
@@ -18,6 +19,8 @@ enum gtp_builtin_tsv {
 	GTP_TSV_HARDIRQ_COUNT,
 	GTP_TSV_SOFTIRQ_COUNT,
 	GTP_TSV_STOP,		/* setting it non-zero stops the trace */
+	GTP_TSV_KRET,		/* set in actions: fire at return; reads rax */
+	GTP_TSV_KSTACK,		/* tracev records the kernel call stack */
 	GTP_TSV_NR_BUILTIN,
 };
 
@@ -35,6 +38,9 @@ struct gtp_tsv {
 
 struct gtp_tsv *gtp_tsv_find(u32 num);
 int gtp_tsv_get(u32 num, s64 *val);
+int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
+bool gtp_prog_sets_builtin(const struct ax_prog *prog,
+			   enum gtp_builtin_tsv kind);
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
 void gtp_tsvs_clear(void);
 void gtp_tsvs_reset_values(void);

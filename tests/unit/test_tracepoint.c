@@ -810,6 +810,81 @@ static void test_frame_store_wrap_order(void **state)
 	assert_true(kept > 4096 / 2 / 24 && kept <= 4096 / 20);
 }
 
+/*
+ * $kret and $kstack: a location whose actions set $kret is marked a return
+ * probe at QTStart, and there $kret reads rax; tracev of $kstack records
+ * the host's stack (user_trace.c: ip, then made-up addresses) at
+ * GTP_KSTACK_ADDR and its depth as the value.
+ */
+static void test_kret_and_kstack(void **state)
+{
+	u8 buf[512], *p;
+	struct pt_regs regs = { .ax = 0x1234, .ip = ADDR + 1 };
+	struct gtp_fbuild fb = { .buf = buf, .cap = sizeof(buf) };
+	struct ax_env env = { .regs = &regs };
+	struct gtp_tp *ret, *entry;
+	u64 addr;
+	u16 mlen;
+	s32 num;
+	s64 val;
+
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:6b726574"), "OK");
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:6b737461636b"),
+			    "OK");
+	/* 1: teval $kret = 0; collect $kret; collect $kstack */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X7,22002d00012927"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X4,2e000127"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X4,2e000227"), "OK");
+	/* 2: collect $kret at an entry */
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":X4,2e000127"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	ret = gtp_tp_find(1, ADDR);
+	entry = gtp_tp_find(2, 0xffffffffc0001700ull);
+	assert_true(ret->at_return);
+	assert_false(entry->at_return);
+	env.tp = ret;
+	/*
+	 * The frame blocks tracev writes (the tests' own hooks stand in for
+	 * ax_hooks.c, so call it as they would).
+	 */
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(gtp_fb_tracev(&fb, 1, &env), 0);
+	assert_int_equal(gtp_fb_tracev(&fb, 2, &env), 0);
+	env.tp = entry;
+	assert_int_equal(gtp_fb_tracev(&fb, 1, &env), 0);
+	assert_int_equal(fb.len, 13 + (11 + 24) + 13 + 13);
+	memcpy(&num, buf + 1, 4);
+	memcpy(&val, buf + 5, 8);
+	assert_int_equal(buf[0], 'V');
+	assert_int_equal(num, 1);
+	assert_int_equal(val, 0x1234);		/* $kret at the return: rax */
+	p = buf + 13;
+	assert_int_equal(p[0], 'M');
+	memcpy(&addr, p + 1, 8);
+	memcpy(&mlen, p + 9, 2);
+	assert_true(addr == GTP_KSTACK_ADDR);
+	assert_int_equal(mlen, 24);
+	memcpy(&addr, p + 11, 8);
+	assert_true(addr == ADDR + 1);		/* user_kstack: ip first */
+	memcpy(&addr, p + 19, 8);
+	assert_true(addr == 0xffffffff81000010ull);
+	p += 11 + 24;
+	memcpy(&val, p + 5, 8);
+	assert_int_equal(p[0], 'V');
+	assert_int_equal(val, 3);		/* $kstack: its depth */
+	p += 13;
+	memcpy(&val, p + 5, 8);
+	assert_int_equal(val, 0);		/* $kret at an entry */
+	/* a return probe's frame ends where the stack would not fit */
+	fb.len = 0;
+	fb.cap = 11 + 8 * GTP_KSTACK_MAX - 1;
+	env.tp = ret;
+	assert_int_equal(gtp_fb_tracev(&fb, 2, &env), -ENOSPC);
+	assert_true(fb.truncated);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -825,6 +900,7 @@ int main(void)
 		T(test_hit_budget_shared),
 		T(test_stop_trigger),
 		T(test_tsv_packets),
+		T(test_kret_and_kstack),
 		T(test_run_and_frames),
 		T(test_uncollected_regs_and_pc),
 		T(test_condition_and_pass_count),

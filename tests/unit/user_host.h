@@ -23,5 +23,6 @@ extern bool user_exec_endbr;
 /* errno to fail the next arm with, the way a kernel refusal does */
 extern int user_trace_fail_arm;
 extern int user_trace_armed;
+extern u32 user_kstack_depth;	/* entries "collect $kstack" records */
 
 #endif /* GTP_USER_HOST_H */

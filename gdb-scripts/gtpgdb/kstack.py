@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtp-kstack: the kernel call stack a trace frame recorded.
+
+`collect $kstack` (after `tvariable $kstack`) makes gtp run the kernel's
+own unwinder at the hit and record up to 32 return addresses, innermost
+first, as 8-byte words in the frame at KSTACK_ADDR, an address no kernel
+memory has (module/core/collect.h); $kstack's value in the frame says how
+many.  gdb reads them back like any collected memory, so this works while
+connected to /proc/gtp and on a saved trace (`target tfile`) alike.  The
+names are whatever symbols gdb has: gtp-connect's kallsyms, a vmlinux with
+DWARF (then with source lines), a module's .ko.
+"""
+import re
+
+import gdb
+
+KSTACK_ADDR = 0x4b53544b00000000
+
+
+def _count():
+    """$kstack of the selected frame, or a GdbError saying why none."""
+    tf = gdb.parse_and_eval("$trace_frame")
+    # void until a trace was looked at, -1 when no frame is selected
+    if tf.type.code == gdb.TYPE_CODE_VOID or int(tf) < 0:
+        raise gdb.GdbError("gtp-kstack: no trace frame selected (tfind first)")
+    err = ("gtp-kstack: this frame has no kernel stack: `tvariable $kstack`, "
+           "then `collect $kstack` in the tracepoint's actions")
+    try:
+        v = gdb.parse_and_eval("$kstack")
+        if v.type.code == gdb.TYPE_CODE_VOID:
+            raise gdb.GdbError(err)
+        return int(v)
+    except gdb.error:
+        raise gdb.GdbError(err)
+
+
+def symbolize(addr, ret):
+    """`func+off [module] at file:line` for one address.  @ret: a return
+    address, whose call is the byte before it (for the source line)."""
+    out = gdb.execute("info symbol 0x%x" % addr, to_string=True).strip()
+    m = re.match(r"^(\S+)(?: \+ (\d+))? in section (\S+)(?: of (\S+))?", out)
+    if not m:
+        where = "??"
+    else:
+        where = m.group(1) + ("+%s" % m.group(2) if m.group(2) else "")
+        mod = None
+        if m.group(4) and m.group(4).endswith(".ko"):
+            # gtp-load-module's re-addressed copy is NAME-N.ko
+            mod = re.sub(r"-\d+$", "", m.group(4).rsplit("/", 1)[-1][:-3])
+        elif m.group(3).startswith(".text."):
+            # gtp-kernel-symbols gives each module its .text.NAME
+            mod = m.group(3)[len(".text."):]
+        if mod:
+            where += " [%s]" % mod
+    sal = gdb.find_pc_line(addr - 1 if ret else addr)
+    if sal.symtab and sal.line:
+        where += " at %s:%d" % (sal.symtab.filename, sal.line)
+    return where
+
+
+def frame_stack():
+    """[(addr, text)] of the selected trace frame's kernel stack."""
+    n = _count()
+    if n <= 0:
+        return []
+    mem = gdb.selected_inferior().read_memory(KSTACK_ADDR, 8 * n)
+    raw = bytes(mem)
+    addrs = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, 8 * n, 8)]
+    # An entry probe's stack starts at the probe, the frame's $pc; a return
+    # probe's and a static tracepoint's at a return address.
+    pc = int(gdb.parse_and_eval("$pc"))
+    return [(a, symbolize(a, i > 0 or a != pc)) for i, a in enumerate(addrs)]
+
+
+class KStack(gdb.Command):
+    """Print the kernel call stack the selected trace frame recorded.
+
+Usage: gtp-kstack
+The tracepoint's actions must have `collect $kstack` (after `tvariable
+$kstack`).  Innermost first: at an entry probe the probed function, at a
+return probe ($kret) the caller it returned to."""
+
+    def __init__(self):
+        super().__init__("gtp-kstack", gdb.COMMAND_TRACEPOINTS)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip():
+            raise gdb.GdbError("usage: gtp-kstack")
+        stack = frame_stack()
+        if not stack:
+            gdb.write("(no kernel stack: the unwinder found no frame)\n")
+        for i, (addr, where) in enumerate(stack):
+            gdb.write("#%-2d 0x%016x in %s\n" % (i, addr, where))
+
+
+def register():
+    KStack()

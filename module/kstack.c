@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstack.c - "collect $kstack": the kernel's own unwinder at a hit.
+ *
+ * A kprobe hit has the probed context's registers, and
+ * stack_trace_save_regs() unwinds from them (ORC on Debian's kernels), as
+ * ftrace's stacktrace trigger does on a kprobe event; the first address is
+ * the probed address.  A return hit unwinds from the return handler's
+ * registers, whose ip the kernel has set back to the real return address:
+ * the stack starts in the caller.  A static tracepoint hit has no such
+ * registers: stack_trace_save() from here, less gtp's own frames.  Both
+ * walk the stack without locks, in any context (NMI included).
+ *
+ * stack_trace_save_regs() is not exported; gtp_ksym() finds it at module
+ * init.  Without it every hit takes the stack_trace_save() path.
+ */
+#define pr_fmt(fmt) "gtp: " fmt
+
+#include <linux/stacktrace.h>
+#include <linux/module.h>
+#include <linux/kprobes.h>
+
+#include "gtp_glue.h"
+#include "ksym.h"
+#include "tracepoint.h"
+
+static unsigned int (*save_regs)(struct pt_regs *regs, unsigned long *store,
+				 unsigned int size, unsigned int skipnr);
+
+u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
+	       u32 max)
+{
+	unsigned long *store = (unsigned long *)buf;
+	struct pt_regs *from = gtp_kprobe_unwind_regs(tp, regs);
+	unsigned int n, skip = 0;
+
+	if (from && save_regs) {
+		n = save_regs(from, store, max, 0);
+		/*
+		 * regs->ip of a kprobe hit is its probe (+ 1 past an int3, + 4
+		 * past endbr64 on IBT kernels): report the tracepoint's own
+		 * address, the frame's $pc.
+		 */
+		if (n && from == regs)
+			store[0] = tp->addr;
+		return n;
+	}
+	n = stack_trace_save(store, max, 0);
+	while (skip < n && within_module(store[skip], THIS_MODULE))
+		skip++;
+	memmove(store, store + skip, (n - skip) * sizeof(*store));
+	return n - skip;
+}
+NOKPROBE_SYMBOL(gtp_kstack);
+
+void gtp_kstack_init(void)
+{
+	save_regs = (void *)gtp_ksym("stack_trace_save_regs");
+	if (!save_regs)
+		pr_info("stack_trace_save_regs not found: $kstack unwinds from the probe handler\n");
+}
