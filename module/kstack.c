@@ -7,18 +7,20 @@
  * ftrace's stacktrace trigger does on a kprobe event; the first address is
  * the probed address.  A return hit unwinds from the return handler's
  * registers, whose ip the kernel has set back to the real return address:
- * the stack starts in the caller.  A static tracepoint hit has no such
- * registers: stack_trace_save() from here, less gtp's own frames.  Both
- * walk the stack without locks, in any context (NMI included).
+ * the stack starts in the caller.  A static tracepoint hit unwinds from
+ * its caller (static_caller_regs()).  The unwinder takes no locks and
+ * runs in any context (NMI included).
  *
  * stack_trace_save_regs() is not exported; gtp_ksym() finds it at module
- * init.  Without it every hit takes the stack_trace_save() path.
+ * init.  Without it, stack_trace_save() from here, less gtp's own frames:
+ * whether that gets past gtp's probe entry depends on the kernel.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/stacktrace.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
+#include <linux/uaccess.h>
 
 #include "gtp_glue.h"
 #include "ksym.h"
@@ -27,24 +29,53 @@
 static unsigned int (*save_regs)(struct pt_regs *regs, unsigned long *store,
 				 unsigned int size, unsigned int skipnr);
 
+/*
+ * A static tracepoint's registers are those its probe was called with
+ * (static_tp_entry.S): sp points at the return address into the caller
+ * (__traceiter_EVENT or the traced function).  Unwinding through our asm
+ * entry is not something every kernel's ORC tables allow, so start in the
+ * caller, as if the probe had just returned.
+ */
+static bool static_caller_regs(const struct pt_regs *regs, struct pt_regs *out)
+{
+	unsigned long ret;
+
+	if (copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
+		return false;
+	*out = *regs;
+	out->ip = ret;
+	out->sp = regs->sp + sizeof(ret);
+	return true;
+}
+
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max)
 {
 	unsigned long *store = (unsigned long *)buf;
 	struct pt_regs *from = gtp_kprobe_unwind_regs(tp, regs);
+	struct pt_regs caller;
 	unsigned int n, skip = 0;
 
-	if (from && save_regs) {
-		n = save_regs(from, store, max, 0);
-		/*
-		 * regs->ip of a kprobe hit is its probe (+ 1 past an int3, + 4
-		 * past endbr64 on IBT kernels): report the tracepoint's own
-		 * address, the frame's $pc.
-		 */
-		if (n && from == regs)
-			store[0] = tp->addr;
-		return n;
+	if (!save_regs)
+		goto here;
+	if (tp->is_static) {
+		if (!static_caller_regs(regs, &caller))
+			return 0;
+		return save_regs(&caller, store, max, 0);
 	}
+	if (!from)
+		return 0;
+	n = save_regs(from, store, max, 0);
+	/*
+	 * regs->ip of a kprobe hit is its probe (+ 1 past an int3, + 4 past
+	 * endbr64 on IBT kernels): report the tracepoint's own address, the
+	 * frame's $pc.
+	 */
+	if (n && from == regs)
+		store[0] = tp->addr;
+	return n;
+
+here:
 	n = stack_trace_save(store, max, 0);
 	while (skip < n && within_module(store[skip], THIS_MODULE))
 		skip++;

@@ -137,6 +137,35 @@ echo =end=\\n
 
 
 @leaves_target_clean
+def test_kstack_at_static_tracepoint():
+    """A static tracepoint has no probed registers: the stack is unwound
+    from gtp's probe and starts outside gtp, at the event's caller."""
+    out = session("""tvariable $kstack
+gtp-strace gtp_test:gtp_test_event
+actions
+collect $kstack
+end
+tstart
+shell echo 1 > /proc/gtp_test
+tstop
+tstatus
+tfind 0
+echo =frame 0=\\n
+gtp-kstack
+echo =end=\\n
+""")
+    expect(out, r"Collected 1 trace frames")
+    stack = frames_of(out, 1)[0]
+    expect_not(stack, r"\[gtp\]")
+    lines = addrs(stack)
+    # the event fires in gtp_test_function (through __traceiter_*), which
+    # the write handler called
+    names = [re.match(r"0x[0-9a-f]+ in (\S+)", ln).group(1).split("+")[0] for ln in lines]
+    assert "gtp_test_function" in names[:3], stack
+    expect(stack, r"^#\d+\s+0x[0-9a-f]{16} in vfs_write\+\d+$")
+
+
+@leaves_target_clean
 def test_refusals():
     """A return probe where there is no return, or off a function's entry;
     gtp-kstack with nothing to show: each said in words, and the next run
