@@ -186,13 +186,22 @@ static void gtp_kprobes_free(void)
 	gtp_nkps = gtp_nkrps = 0;
 }
 
+/* Then what the kernel did not hand us is final: tell the core. */
 static void gtp_kprobes_unregister(void)
 {
+	unsigned int i;
+
 	/* Each waits until no handler of theirs runs any more. */
 	if (gtp_nkps)
 		unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
 	if (gtp_nkrps)
 		unregister_kretprobes(gtp_krp_ptrs, gtp_nkrps);
+	for (i = 0; i < gtp_nkps + gtp_nkrps; i++) {
+		struct kretprobe *rp = &gtp_kps[i].krp;
+
+		gtp_kps[i].tp->missed = rp->kp.nmissed +
+					(gtp_kps[i].tp->at_return ? rp->nmissed : 0);
+	}
 }
 
 /* A return probe on a marker or a :S location: there is no return. */

@@ -10,14 +10,19 @@ From the live target the CPU and the time since the run started come
 from qGtpFrameOrigin (the trace file has no room for them); from a file,
 the collected $cpu_id and $clock stand in.  Memory is named by the
 tracepoint's `collect` item where the pairing is unambiguous (one
-absolute range, one plain identifier).
+absolute range, one plain identifier).  A kernel stack (`collect $kstack`)
+is printed one return address a line, named from /proc/kallsyms when the
+frames come from the live target (a file may be from another boot: its
+addresses stay bare, `gtp-kstack` in gdb names them).
 """
 import re
 
 from . import remote, source, tfile
+from .ksyms import Kallsyms
 from .trace import REGS32, REGS64, TraceError, reg_offset
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+KSTACK_ADDR = 0x4b53544b00000000    # module/core/collect.h
 
 
 def run_save(args):
@@ -51,7 +56,16 @@ def _regs(block):
     return out
 
 
-def dump_frame(tr, f, out):
+def _kstack(data, ksyms, out):
+    n = len(data) // 8
+    out.append("  kernel stack, %d frame%s:" % (n, "" if n == 1 else "s"))
+    for i in range(n):
+        a = int.from_bytes(data[8 * i:8 * i + 8], "little")
+        name = ksyms.name(a) if ksyms else None
+        out.append("    #%-2d 0x%016x%s" % (i, a, " " + name if name else ""))
+
+
+def dump_frame(tr, f, out, ksyms=None):
     f.parse(tr.regsize)
     tp = tr.tracepoints.get(f.tpnum)
     where = (tp.at or "0x%x" % tp.addr) if tp else "?"
@@ -72,6 +86,9 @@ def dump_frame(tr, f, out):
             out.append("  %s %s" % ("registers:" if i == 0 else "          ", "  ".join(regs[i:i + 6])))
     names = _mem_names(tp)
     for addr, data in f.mem:
+        if addr == KSTACK_ADDR:
+            _kstack(data, ksyms, out)
+            continue
         name = names.get((addr, len(data)))
         shown = data[:32].hex(" ") + (" ..." if len(data) > 32 else "")
         val = ""
@@ -87,10 +104,16 @@ def run_dump(args):
     tr = source.load(args, origins=True)
     if not tr.frames:
         raise TraceError("%s holds no trace frames" % tr.origin)
+    ksyms = None
+    if not args.file:
+        try:
+            ksyms = Kallsyms()
+        except TraceError:
+            pass                    # addresses stay bare
     out = []
     for f in tr.frames:
         if args.tp is None or f.tpnum == args.tp:
-            dump_frame(tr, f, out)
+            dump_frame(tr, f, out, ksyms)
     if not out:
         raise TraceError("%s holds no frames of tracepoint %d" % (tr.origin, args.tp))
     print("\n".join(out))

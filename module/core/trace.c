@@ -283,6 +283,14 @@ static void report_errors(struct gtp_conn *gc)
 			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: %ld evaluation error(s), last: %s\n",
 				    tp->num, (unsigned long long)tp->addr, n,
 				    ax_error_name(READ_ONCE(tp->last_err)));
+		if (tp->missed)
+			gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %llu hit(s) missed by the kernel (%s)\n",
+				    tp->at_return ? "return " : "", tp->num,
+				    (unsigned long long)tp->addr,
+				    (unsigned long long)tp->missed,
+				    tp->at_return ?
+				    "more calls in flight than return slots, or inside another probe's handler" :
+				    "fired inside another probe's handler");
 	}
 }
 

@@ -63,6 +63,9 @@ struct gtp_tp {
 	atomic_long_t usage;	/* frame bytes written */
 	atomic_long_t errors;	/* evaluations stopped by an error */
 	u32 last_err;		/* enum ax_error of the last error */
+	u64 missed;		/* hits the kernel did not deliver: set by the
+				 * host's disarm (a kprobe fired inside another
+				 * handler, a return with no free instance) */
 
 	void *probe;		/* owned by the host (kprobe) */
 };

@@ -7,7 +7,7 @@ functions.
 import os
 import re
 
-from gtplib import (GTP_PY, expect, expect_not, gdb_script, leaves_target_clean,
+from gtplib import (GTP_PY, ctl, expect, expect_not, gdb_script, leaves_target_clean,
                     past_fentry, reset_target)
 
 BAD = r"Fatal signal|internal-error|Remote connection closed|Traceback"
@@ -116,6 +116,15 @@ tsave %s
         expect(ret, r"^#\d+\s+0x[0-9a-f]{16} in vfs_write\+\d+$")
         # the entry's callers are the return's stack
         assert addrs(entry)[1:] == addrs(ret), (entry, ret)
+        # gtp-ctl, no gdb: the same addresses, named from /proc/kallsyms
+        rc, so, se = ctl("dump")
+        assert rc == 0, se
+        dumped = re.findall(r"^    #\d+\s+(0x[0-9a-f]{16})(?: (\S+))?$", so, re.M)
+        assert [int(a, 16) for a, _ in dumped] == \
+            [int(x.split()[0], 16) for x in addrs(entry) + addrs(ret)], (so, entry, ret)
+        expect(so, r"^  kernel stack, %d frames:$" % len(addrs(entry)))
+        expect(so, r"^    #0  0x[0-9a-f]{16} gtp_test:gtp_test_function\+0x0$")
+        expect(so, r"^    #\d+\s+0x[0-9a-f]{16} vfs_write\+0x[0-9a-f]+$")
         # the same from the file, with no target at all
         reset_target()
         off = gdb_script("""set pagination off
@@ -163,6 +172,26 @@ echo =end=\\n
     names = [re.match(r"0x[0-9a-f]+ in (\S+)", ln).group(1).split("+")[0] for ln in lines]
     assert "gtp_test_function" in names[:3], stack
     expect(stack, r"^#\d+\s+0x[0-9a-f]{16} in vfs_write\+\d+$")
+
+
+@leaves_target_clean
+def test_missed_returns_are_told():
+    """More calls in flight than a return probe has slots: the kernel
+    drops the extra returns, and tstop says how many."""
+    n = 200     # sleepers at once; slots: max(64, 8 x CPUs)
+    out = session("""tvariable $kret
+trace hrtimer_nanosleep if $kret == 12345
+actions
+teval $kret = 0
+end
+tstart
+shell python3 -c "import threading, time; ts = [threading.Thread(target=time.sleep, args=(3,)) for _ in range(%d)]; [t.start() for t in ts]; [t.join() for t in ts]"
+tstop
+""" % n)
+    m = expect(out, r"^gtp: return tracepoint 1 at 0x[0-9a-f]+: (\d+) hit\(s\) missed "
+               r"by the kernel \(more calls in flight than return slots")
+    slots = max(64, 8 * os.cpu_count())
+    assert n - slots <= int(m.group(1)) <= n, (slots, out)
 
 
 @leaves_target_clean
