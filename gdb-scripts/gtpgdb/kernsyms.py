@@ -82,12 +82,13 @@ def load(skip=(), quiet=False):
     """Make or reuse the symbol file and add it to gdb; skip: modules left
     out (their DWARF is loaded).  Returns the file's path."""
     if not os.path.exists(os.path.join(BTF_DIR, "vmlinux")):
-        raise gdb.GdbError("gtp-kernel-symbols: %s/vmlinux is missing: this kernel has no "
-                           "BTF (CONFIG_DEBUG_INFO_BTF); load a vmlinux with debug info "
-                           "instead" % BTF_DIR)
+        # still every function by name at its address: `trace FUNC`, $rdi..
+        gdb.write("gtp: warning: gtp-kernel-symbols: %s/vmlinux is missing: this kernel "
+                  "has no BTF (CONFIG_DEBUG_INFO_BTF): functions by name only, no types "
+                  "or argument names (a vmlinux with debug info has them)\n" % BTF_DIR)
     skip = tuple(sorted(set(skip) | module.dwarf_loaded()))
     t0 = time.time()
-    key = ksyms.boot_key("%s skip=%s" % (VERSION, ",".join(skip)))
+    key = ksyms.boot_key("%s skip=%s btf=%s" % (VERSION, ",".join(skip), BTF_DIR))
     path, cached = _cache_path(key)
     if _state["path"] == path:
         if not quiet:
@@ -143,7 +144,9 @@ def _describe(st):
         st.funcs, st.described, st.types, len(st.modules))
     if getattr(st, "made_in", None):
         s += "; made in %.1fs" % st.made_in
-    if st.no_btf:
+    if not getattr(st, "kernel_btf", True):
+        s += " (no BTF: functions only)"
+    elif st.no_btf:
         s += " (no BTF, functions only: %s)" % " ".join(st.no_btf)
     return s
 

@@ -10,7 +10,9 @@ A function gets a DW_TAG_subprogram (argument names and types) when its
 owner's BTF has exactly one FUNC of that exact name; kallsyms names with a
 compiler suffix (foo.isra.0, foo.constprop.0, foo.cold) never do: their
 arguments may have been rewritten.  Every kallsyms function is in .symtab
-either way, so `trace FUNC` always finds the address.
+either way, so `trace FUNC` always finds the address.  A kernel without
+BTF (no /sys/kernel/btf/vmlinux) gets only that: every function by name,
+no types, no argument names.
 """
 import os
 
@@ -25,6 +27,7 @@ class Stats:
         self.described = 0      # of them with BTF arguments (subprograms)
         self.modules = []       # modules whose BTF was used
         self.no_btf = []        # modules without BTF (symtab only)
+        self.kernel_btf = True  # False: vmlinux has no BTF (symtab only)
 
 
 def btf_funcs(b):
@@ -53,15 +56,23 @@ def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None):
     of owners' but None by default); vmlinux: an already parsed Btf.
     """
     st = Stats()
-    vm = vmlinux or read_btf(btf_dir, "vmlinux")
+    vm = vmlinux
+    if vm is None and os.path.exists(os.path.join(btf_dir, "vmlinux")):
+        vm = read_btf(btf_dir, "vmlinux")
     gen = dwarfgen.DwarfGen()
-    vu = gen.add_unit(vm)
-    st.types += vm.count - 1
+    vu = None
+    if vm is not None:
+        vu = gen.add_unit(vm)
+        st.types += vm.count - 1
+    else:
+        st.kernel_btf = False
     if modules is None:
         modules = sorted(o for o in owners if o is not None)
     units = [(None, vu)]
     for m in modules:
         try:
+            if vm is None:
+                raise OSError("module BTF is split off vmlinux's")
             mb = read_btf(btf_dir, m, vm)
         except OSError:
             st.no_btf.append(m)

@@ -238,5 +238,34 @@ class TestThroughGdb(unittest.TestCase):
         self.assertRegex(out, r"v9fs_x_notrace \+ 4 in section \.text\.9p")
 
 
+class TestWithoutBtf(unittest.TestCase):
+    """A kernel without BTF: every function by name, nothing else."""
+
+    def test_functions_only(self):
+        owners = {None: [(0xffffffff81000000, "T", "_text"),
+                         (0xffffffff81000100, "T", "vfs_read"),
+                         (0xffffffff81000200, "T", "_etext")],
+                  "9p": [(0xffffffffc0000000, "t", "v9fs_file_open")]}
+        data, st = symfile.build(owners, "/nonexistent", ["9p"])
+        self.assertFalse(st.kernel_btf)
+        self.assertEqual((st.types, st.described, st.no_btf), (0, 0, ["9p"]))
+        fd, path = tempfile.mkstemp(suffix=".elf")
+        try:
+            os.write(fd, data)
+            os.close(fd)
+            out = subprocess.run(["gdb", "-nx", "-q", "-batch", "-ex",
+                                  "set architecture i386:x86-64", "-ex",
+                                  "add-symbol-file " + path, "-ex", "info address vfs_read",
+                                  "-ex", "info symbol 0xffffffffc0000004",
+                                  "-ex", "ptype struct file"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 timeout=120).stdout.decode()
+        finally:
+            os.unlink(path)
+        self.assertRegex(out, r"Symbol \"vfs_read\" is at 0xffffffff81000100")
+        self.assertRegex(out, r"v9fs_file_open \+ 4 in section \.text\.9p")
+        self.assertRegex(out, r"No struct type named file\.")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

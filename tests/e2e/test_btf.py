@@ -10,7 +10,7 @@ import os
 import re
 import struct
 
-from gtplib import (GTP_PY, expect, expect_not, gdb_script, ksym, leaves_target_clean,
+from gtplib import (Skip, GTP_PY, expect, expect_not, gdb_script, ksym, leaves_target_clean,
                     reset_target, sh)
 
 HEAD = """set pagination off
@@ -71,7 +71,11 @@ _vmlinux = None
 
 
 def vmlinux_btf():
+    """This kernel's BTF; Skip on a kernel built without (the debug kernel
+    of tests/vm/debug-kernel)."""
     global _vmlinux
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        raise Skip("this kernel has no BTF (CONFIG_DEBUG_INFO_BTF)")
     if _vmlinux is None:
         _vmlinux = _Btf("/sys/kernel/btf/vmlinux")
     return _vmlinux
@@ -87,6 +91,7 @@ def session(body, timeout=400):
 def test_connect():
     """One command: symbols of the kernel and every module, then the
     target, and no `0x0000000000000000 in ?? ()` on the way."""
+    vmlinux_btf()
     out = session("tstatus\ngtp-kernel-symbols info\n")
     expect(out, r"^gtp: connected to /proc/gtp$")
     expect_not(out, r"0x0+ in |\?\? \(\)")
@@ -236,13 +241,25 @@ except gdb.error as e:
 end
 gtp-connect
 tstatus
+trace vfs_read
+python
+try:
+    gdb.execute("ptype struct file")
+except gdb.error as e:
+    print(e)
+end
 """)
     expect_not(out, BAD)
-    expect(out, r"^refused: gtp-kernel-symbols: /nonexistent/vmlinux is missing: "
-           r"this kernel has no BTF")
-    expect(out, r"^gtp: warning: gtp-kernel-symbols: /nonexistent/vmlinux is missing")
+    expect(out, r"^gtp: warning: gtp-kernel-symbols: /nonexistent/vmlinux is missing: "
+           r"this kernel has no BTF \(CONFIG_DEBUG_INFO_BTF\): functions by name only")
+    expect(out, r"^gtp: kernel symbols made from BTF and kallsyms into .*: \d+ functions "
+           r"\(0 with BTF arguments\), 0 BTF types, 0 modules; .*\(no BTF: functions only\)$")
+    expect_not(out, r"^refused")
     expect(out, r"^gtp: connected to /proc/gtp$")
     expect(out, r"^No trace has been run on the target\.$")
+    # by name, at its address; no types
+    expect(out, r"^Tracepoint 1 at 0x%x$" % ksym("vfs_read"))
+    expect(out, r"^No struct type named file\.$")
     # not root: kallsyms shows zeros
     out = sh("setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "
              "%s -nx -q -batch -ex 'source %s' -ex gtp-kernel-symbols 2>&1 || true"
