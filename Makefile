@@ -71,7 +71,7 @@ tools: $(TOOLS)
 
 # The default kernel's vmlinux with DWARF for gtp-load-vmlinux's test
 # (tests/e2e/test_vmlinux.py): only vmlinux, out of the -dbg package, once
-# into build/dbg/ (the package stays in apt's cache; about 15 s).
+# into build/dbg/ (the package is kept in /var/cache/gtp/apt; about 20 s).
 dbg-vmlinux:
 	@tests/vm/dbg-vmlinux > /dev/null
 
