@@ -192,9 +192,11 @@ trace vfs_read
     expect(out, r"^Tracepoint 1 at 0x[0-9a-f]+: file fs/read_write\.c, line \d+\.$")
 
 
+@leaves_target_clean
 def test_refusals():
     """Not the running kernel's vmlinux, or no vmlinux at all: a gdb error
-    that says why, and nothing loaded."""
+    that says why, and nothing loaded; gtp-connect says why and goes on
+    with BTF."""
     path = vmlinux()
     notelf = "/tmp/gtp-notelf"
     with open(notelf, "w") as f:
@@ -226,3 +228,20 @@ info address vfs_read
     expect(out, r"gtp-load-vmlinux: /proc/kallsyms shows every address as 0: run gdb as root")
     expect(out, r'^No symbol ("vfs_read" in current context|table is loaded)\.')
     os.unlink(notelf)
+    # gtp-connect with another build at the default path: said, then BTF
+    other = "/tmp/gtp-other-vmlinux-" + os.uname().release
+    os.symlink(TEST_KO, other)
+    try:
+        out = session("""python
+import gtpgdb.vmlinux
+gtpgdb.vmlinux.DEFAULTS = ("/tmp/gtp-other-vmlinux-%s",)
+end
+gtp-connect
+trace vfs_read
+""")
+    finally:
+        os.unlink(other)
+    expect(out, r"^gtp: warning: gtp-load-vmlinux: %s is not the running kernel's vmlinux: "
+           r".*; the kernel's symbols come from BTF$" % re.escape(other))
+    expect(out, r"^gtp: connected to /proc/gtp$")
+    expect(out, r"^Tracepoint 1 at 0x%x$" % ksym("vfs_read"))
