@@ -2,6 +2,7 @@
 #   make              build module/gtp.ko and tracepoints/gtp_test.ko against KDIR
 #   make deps         install the Debian packages we need (as root, when missing)
 #   make deps-matrix  also every matrix kernel, the trixie root, dkms
+#   make dbg-vmlinux  the default kernel's vmlinux with DWARF, in build/dbg/
 #   make tools        userspace tools (jit/gtp-ax)
 #   make check        unit tests, model checks, then the guest end-to-end tests
 #   make check-matrix the e2e suite on every matrix kernel and gdb; one table
@@ -39,7 +40,7 @@ CHECK_EXTRA :=
 BENCH_TARGETS :=
 TOOLS :=
 
-.PHONY: all modules deps deps-matrix tools check check-matrix check-debug check-layering unit e2e demo bench dkms doccheck lockdown-check replay-check clean
+.PHONY: all modules deps deps-matrix dbg-vmlinux tools check check-matrix check-debug check-layering unit e2e demo bench dkms doccheck lockdown-check replay-check clean
 all: modules
 
 modules:
@@ -68,11 +69,17 @@ unit: $(UNIT_BINS)
 
 tools: $(TOOLS)
 
+# The default kernel's vmlinux with DWARF for gtp-load-vmlinux's test
+# (tests/e2e/test_vmlinux.py): only vmlinux, out of the -dbg package, once
+# into build/dbg/ (the package is kept in /var/cache/gtp/apt; about 20 s).
+dbg-vmlinux:
+	@tests/vm/dbg-vmlinux > /dev/null
+
 # tests/vm/run builds the modules for the guest's kernel itself.
-e2e:
+e2e: dbg-vmlinux
 	tests/vm/run -- python3 tests/e2e/run.py
 
-check-matrix: deps-matrix
+check-matrix: deps-matrix dbg-vmlinux
 	tests/vm/matrix
 
 # The debug kernel is built from Debian's linux-source-6.1 once (cached

@@ -15,6 +15,8 @@ registering its commands with register():
   kernsyms.py gtp-kernel-symbols: kernel and module functions, types and
               arguments from kallsyms and BTF, no debug info needed
               (btf.py, ksyms.py, dwarfgen.py, elfgen.py, symfile.py)
+  vmlinux.py  gtp-load-vmlinux: the kernel's own DWARF (a -dbg vmlinux
+              whose build id matches) at the KASLR slide
   connect.py  gtp-connect: all those symbols, then target remote
   kstack.py   gtp-kstack: the kernel call stack a frame recorded
               (collect $kstack)
@@ -27,7 +29,7 @@ except ImportError:
     gdb = None
 
 if gdb is not None:
-    from . import connect, hist, kernsyms, kstack, module, static
+    from . import connect, hist, kernsyms, kstack, module, static, vmlinux
 
-    for _m in (module, static, hist, kernsyms, connect, kstack):
+    for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack):
         _m.register()

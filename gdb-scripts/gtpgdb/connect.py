@@ -5,8 +5,11 @@ then `target remote TARGET` (/proc/gtp by default), in one command.
 Order matters: on connect gdb re-creates the tracepoints the target already
 holds from their source strings, which needs the symbols first.  A module
 whose .ko with DWARF is found (gtp-load-module's search: the build the
-guest harness loaded, this tree, modinfo) gets its DWARF; every other
-module, and the kernel, get gtp-kernel-symbols' BTF and kallsyms.
+guest harness loaded, this tree, modinfo) gets its DWARF; so does the
+kernel when its vmlinux with DWARF is where Debian's -dbg package puts it
+and matches (gtp-load-vmlinux: build id; one that does not match is
+said and passed over); every other module, and the kernel otherwise, get
+gtp-kernel-symbols' BTF and kallsyms.
 
 gtp is not a stopped process: the registers its stop reply gives are not a
 frame, and gdb's "0x0000000000000000 in ?? ()" after connecting says
@@ -16,15 +19,16 @@ import os
 
 import gdb
 
-from . import kernsyms, module
+from . import kernsyms, module, vmlinux
 
 
 class Connect(gdb.Command):
     """Load the kernel's and modules' symbols, then connect to gtp.
 
 Usage: gtp-connect [TARGET]     (TARGET: /proc/gtp unless given)
-Modules with a .ko holding DWARF get gtp-load-module; the kernel and the
-other modules get gtp-kernel-symbols (BTF and kallsyms)."""
+Modules with a .ko holding DWARF get gtp-load-module, the kernel its
+vmlinux with DWARF if /usr/lib/debug has the running kernel's
+(gtp-load-vmlinux); the rest get gtp-kernel-symbols (BTF and kallsyms)."""
 
     def __init__(self):
         super().__init__("gtp-connect", gdb.COMMAND_RUNNING)
@@ -40,6 +44,12 @@ other modules get gtp-kernel-symbols (BTF and kallsyms)."""
             if module.dwarf_file(name):
                 gdb.execute("gtp-load-module %s" % name, to_string=True)
                 gdb.write("gtp: %s: DWARF from its .ko\n" % name)
+        dbg = vmlinux.default_path()
+        if dbg and not vmlinux.loaded():
+            try:
+                vmlinux.load(dbg)
+            except gdb.GdbError as e:
+                gdb.write("gtp: warning: %s; the kernel's symbols come from BTF\n" % e)
         try:
             kernsyms.load()
         except gdb.GdbError as e:

@@ -17,7 +17,9 @@ modules, so it is cached under that key ($XDG_CACHE_HOME/gtp, ~/.cache/gtp,
 /run/gtp, then the temp dir: the first writable one that is ours and
 closed to others, mode 0700) and made again when any changes.  Modules
 whose .ko with DWARF gtp-load-module already loaded are left out (two
-definitions of one function would give `trace` two locations).
+definitions of one function would give `trace` two locations), and so are
+the kernel's own functions once gtp-load-vmlinux loaded its DWARF (the
+file is made again without them if it was loaded first).
 """
 import json
 import os
@@ -27,7 +29,7 @@ import time
 import gdb
 
 from . import btf as B
-from . import dwarfgen, ksyms, module, symfile
+from . import dwarfgen, ksyms, module, symfile, vmlinux
 
 VERSION = "1"                   # of the file's layout: part of the cache key
 BTF_DIR = "/sys/kernel/btf"
@@ -81,14 +83,16 @@ def _cache_path(key):
 def load(skip=(), quiet=False):
     """Make or reuse the symbol file and add it to gdb; skip: modules left
     out (their DWARF is loaded).  Returns the file's path."""
-    if not os.path.exists(os.path.join(BTF_DIR, "vmlinux")):
+    skip = tuple(sorted(set(skip) | module.dwarf_loaded()))
+    kernel = vmlinux.loaded() is None
+    if kernel and not os.path.exists(os.path.join(BTF_DIR, "vmlinux")):
         # still every function by name at its address: `trace FUNC`, $rdi..
         gdb.write("gtp: warning: gtp-kernel-symbols: %s/vmlinux is missing: this kernel "
                   "has no BTF (CONFIG_DEBUG_INFO_BTF): functions by name only, no types "
                   "or argument names (a vmlinux with debug info has them)\n" % BTF_DIR)
-    skip = tuple(sorted(set(skip) | module.dwarf_loaded()))
     t0 = time.time()
-    key = ksyms.boot_key("%s skip=%s btf=%s" % (VERSION, ",".join(skip), BTF_DIR))
+    key = ksyms.boot_key("%s skip=%s kernel=%s btf=%s" % (
+        VERSION, ",".join(skip), "btf" if kernel else "dwarf", BTF_DIR))
     path, cached = _cache_path(key)
     if _state["path"] == path:
         if not quiet:
@@ -101,7 +105,7 @@ def load(skip=(), quiet=False):
         # modules only: kallsyms also has [bpf], [__builtin__ftrace], ...
         mods = sorted(set(module.loaded_modules()) & set(owners) - set(skip))
         try:
-            data, stats = symfile.build(owners, BTF_DIR, mods)
+            data, stats = symfile.build(owners, BTF_DIR, mods, kernel=kernel)
         except B.BtfError as e:
             raise gdb.GdbError("gtp-kernel-symbols: %s" % e)
         stats.made_in = time.time() - t0
@@ -118,7 +122,7 @@ def load(skip=(), quiet=False):
         gdb.execute("remove-symbol-file %s" % _state["path"], to_string=True)
     gdb.execute("add-symbol-file %s" % path, to_string=True)
     _state.update(path=path, stats=stats, secs=time.time() - t0, cached=cached,
-                  skip=skip, owners=owners)
+                  skip=skip, owners=owners, kernel=kernel)
     if not quiet:
         gdb.write("gtp: kernel symbols %s %s in %.1fs%s\n" % (
             "loaded from cache" if cached else "made from BTF and kallsyms into",
@@ -169,6 +173,10 @@ def _info_func(name):
     for owner, addr in hits:
         where = "kernel" if owner is None else "module " + owner
         blob = "vmlinux" if owner is None else owner
+        if owner is None and not _state.get("kernel", True):
+            lines.append("%s: 0x%x in kernel, described by vmlinux's DWARF (%s, "
+                         "gtp-load-vmlinux)" % (name, addr, vmlinux.loaded()))
+            continue
         if owner in _state["skip"]:
             lines.append("%s: 0x%x in %s, described by the module's DWARF "
                          "(gtp-load-module)" % (name, addr, where))
@@ -224,10 +232,20 @@ not describe (notrace, some static ones) have an address but no arguments."""
             gdb.write("file: %s (%s)\nmodules left to their DWARF: %s\n" % (
                 _state["path"], "from cache" if _state["cached"] else "made now",
                 " ".join(_state["skip"]) or "none"))
+            if not _state.get("kernel", True):
+                gdb.write("kernel functions left to vmlinux's DWARF: %s\n" % vmlinux.loaded())
             gdb.write("loaded in %.1fs%s\n" % (_state["secs"], _describe(_state["stats"])))
         else:
             raise gdb.GdbError("usage: gtp-kernel-symbols [info [FUNC]]")
 
 
+def _refresh():
+    """After gtp-load-vmlinux: a loaded file that has the kernel's functions
+    is made again without them (one definition of each function)."""
+    if _state["path"] and _state.get("kernel", True):
+        load(quiet=True)
+
+
 def register():
     KernelSymbols()
+    vmlinux.on_load(_refresh)

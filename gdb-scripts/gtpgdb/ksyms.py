@@ -63,6 +63,12 @@ def build_id(path="/sys/kernel/notes"):
             data = f.read()
     except OSError:
         return None
+    return notes_build_id(data)
+
+
+def notes_build_id(data):
+    """The GNU build id (hex) in a run of ELF notes (/sys/kernel/notes, a
+    vmlinux's .notes section), or None."""
     o = 0
     while o + 12 <= len(data):
         namesz, descsz, ntype = struct.unpack_from("<III", data, o)

@@ -49,11 +49,13 @@ def read_btf(btf_dir, name, base=None):
         return B.Btf(f.read(), base, name)
 
 
-def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None):
+def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None, kernel=True):
     """(ELF bytes, Stats).
 
     owners: ksyms.read()'s map; modules: the module names to include (all
-    of owners' but None by default); vmlinux: an already parsed Btf.
+    of owners' but None by default); vmlinux: an already parsed Btf;
+    kernel: whether the kernel's own functions are in (not when its DWARF
+    vmlinux is loaded: its types are, the modules' BTF refers to them).
     """
     st = Stats()
     vm = vmlinux
@@ -68,7 +70,7 @@ def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None):
         st.kernel_btf = False
     if modules is None:
         modules = sorted(o for o in owners if o is not None)
-    units = [(None, vu)]
+    units = [(None, vu)] if kernel else []
     for m in modules:
         try:
             if vm is None:

@@ -21,14 +21,14 @@ import gtpgdb
 print("pkg=%s" % gtpgdb.__file__)
 print("cmds=%d" % sum(1 for c in ("gtp-load-module", "gtp-ksym", "gtp-markers",
       "gtp-strace", "gtp-hist", "gtp-count", "gtp-stats", "gtp-kernel-symbols",
-      "gtp-connect", "gtp-kstack")
+      "gtp-connect", "gtp-kstack", "gtp-load-vmlinux")
       if gdb.execute("help " + c, to_string=True)))
 end
 help function gtp_ksym
 """)
     expect_not(out, r"Traceback|Error|already")
     expect(out, r"^pkg=.*/gdb-scripts/gtpgdb/__init__\.py$")
-    expect(out, r"^cmds=10$")
+    expect(out, r"^cmds=11$")
     expect(out, r"^\$gtp_ksym\(\"NAME\"\): a kernel symbol's address")
 
 
