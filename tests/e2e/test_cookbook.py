@@ -1,0 +1,241 @@
+"""The README's Cookbook (issue 10): each recipe, run as written, on real
+kernel functions of the guest's kernel, with no debug info (gtp-connect:
+BTF and kallsyms), never on gtp_test.
+
+The gdb commands come from the README itself: recipe(TITLE) reads the
+first code block under "### TITLE" in the "## Cookbook" section and keeps
+the lines a user types (after "(gdb) " and "> "), so a recipe that stops
+working fails here.  A test only fills in the recipe's placeholders (PID,
+the file name member of 7.x's struct dentry) and puts its workload right
+after `tstart`.
+
+The workloads are small python processes ("actors", see actor()) that set
+their own comm, say they are ready, and then wait on a FIFO until gdb's
+`shell` line, right after `tstart`, tells them to go; that line returns
+when every actor has written one byte to a second FIFO.  So an actor's
+pid is known before the trace starts, and the trace holds exactly what it
+did between go and done.  Each test asserts the exact frames the recipe
+must give for that activity (and none for the decoys); the rest of the
+system may run meanwhile, which is why every recipe filters on a pid.
+
+To add a recipe: a "### Title" subsection with one gdb session in the
+README's Cookbook, and here a test that calls session(TITLE, ...).
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from gtplib import GTP_PY, REPO, expect, expect_not, gdb_script, reset_target, \
+    leaves_target_clean
+from test_btf import vmlinux_btf
+
+README = os.path.join(REPO, "README.md")
+
+HEAD = """set pagination off
+set confirm off
+set width 0
+source %s
+gtp-connect
+""" % GTP_PY
+
+BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
+    r"Remote failure|Traceback|Python Exception|evaluation error|No symbol|" \
+    r"actors not done"
+
+
+def recipe(title):
+    """The gdb commands of the Cookbook recipe "### title", in order."""
+    with open(README) as f:
+        text = f.read()
+    book = text[text.index("\n## Cookbook\n"):]
+    book = book[:book.find("\n## ", 1)]
+    m = re.search(r"^### %s\n(.*?)^```\n(.*?)^```$" % re.escape(title), book, re.M | re.S)
+    assert m, "no recipe %r in the README's Cookbook" % title
+    cmds = []
+    for line in m.group(2).splitlines():
+        c = re.match(r"^(?:\(gdb\)|>) (.*)$", line)
+        if c:
+            # a comment after two spaces is the README's, not gdb's
+            cmds.append(re.sub(r"\s{2,}#\s.*$", "", c.group(1)).rstrip())
+    return cmds
+
+
+def dentry_name(cmd):
+    """A recipe line naming a file's dentry by d_iname (6.x) as this
+    kernel names it: 7.x keeps the short name in d_shortname.string."""
+    if "d_iname" in vmlinux_btf().fields["dentry"]:
+        return cmd
+    return cmd.replace("d_iname", "d_shortname.string")
+
+
+def session(title, subs, workload, after="tstatus\n"):
+    """Run recipe title on a clean target after gtp-connect: each
+    placeholder word of subs replaced by its value, the workload's gdb
+    commands right after `tstart`, after's at the end.  Returns gdb's
+    output and the commands that ran."""
+    cmds = []
+    for c in recipe(title):
+        for k, v in subs.items():
+            c = re.sub(r"\b%s\b" % re.escape(k), str(v), c)
+        cmds.append(dentry_name(c))
+        if c == "tstart":
+            cmds.append(workload)
+    assert "tstart" in cmds and "tstop" in cmds, cmds
+    reset_target()
+    out = gdb_script(HEAD + "\n".join(cmds) + "\n" + after, timeout=400)
+    expect(out, r"^gtp: connected to /proc/gtp$")
+    expect_not(out, BAD)
+    return out, cmds
+
+
+class Actors:
+    """Workload processes that start together when gdb says go.
+
+    Each runs code (python, after `import os, sys, time`) between go and
+    done; the FIFOs live in a directory of their own.  Use as a context
+    manager: on exit every actor still running is killed and reaped."""
+
+    PRELUDE = r'''
+import os, sys, time
+comm, go, done = sys.argv[1:4]
+with open("/proc/self/comm", "w") as f:
+    f.write(comm)
+g = os.open(go, os.O_RDWR)        # O_RDWR: a FIFO opens without a peer
+d = os.open(done, os.O_RDWR)
+print("ready", flush=True)
+'''
+    GO = '''
+os.read(g, 1)
+'''
+    POSTLUDE = '''
+os.write(d, b"x")
+'''
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="gtp-cookbook-", dir="/tmp")
+        self.go = os.path.join(self.dir, "go")
+        self.done = os.path.join(self.dir, "done")
+        os.mkfifo(self.go)
+        os.mkfifo(self.done)
+        # held open here, so that what an actor writes to done stays there
+        # when it exits before gdb's shell line has opened done
+        self.fds = [os.open(self.go, os.O_RDWR), os.open(self.done, os.O_RDWR)]
+        self.procs = []
+
+    def start(self, comm, code, go=True):
+        """Start an actor whose comm is comm; return its pid once it waits
+        for go (or, unless go, runs code right away and writes no done)."""
+        code = self.GO + code + self.POSTLUDE if go else code
+        p = subprocess.Popen([sys.executable, "-c", self.PRELUDE + code,
+                              comm, self.go, self.done],
+                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.procs.append(p)
+        assert p.stdout.readline() == b"ready\n", comm
+        return p.pid
+
+    def start_idle(self, comm):
+        """A process that only sleeps (in its own comm) until killed."""
+        return self.start(comm, "time.sleep(3600)\n", go=False)
+
+    def shell(self, n):
+        """gdb's line that lets the n actors waiting for go run, and
+        returns when each has said done."""
+        return "shell printf %s > %s; timeout 60 head -c %d %s > /dev/null || " \
+            "echo cookbook: actors not done" % ("x" * n, self.go, n, self.done)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            p.stdout.close()
+        for fd in self.fds:
+            os.close(fd)
+        os.unlink(self.go)
+        os.unlink(self.done)
+        os.rmdir(self.dir)
+
+
+@leaves_target_clean
+def test_large_reads_by_one_pid():
+    """vfs_read by one pid, count at least 64 KiB: that reader's large
+    reads, in order, with the file's name; not its small ones, not those
+    of another reader of the same file."""
+    sizes = [65536, 100, 131072, 4096, 65535, 70000, 1, 65536]
+    want = [s for s in sizes if s >= 65536]
+    with Actors() as a:
+        path = os.path.join(a.dir, "cookbook.data")
+        with open(path, "wb") as f:
+            f.write(os.urandom(256 << 10))
+        reader = """
+fd = os.open(%r, os.O_RDONLY)
+for s in %r:
+    assert len(os.pread(fd, s, 0)) == s
+""" % (path, sizes)
+        pid = a.start("gtp-reader", reader)
+        a.start("gtp-reader2", reader)      # the same reads, another pid
+        try:
+            out, _ = session("Large reads by one process", {"PID": pid}, a.shell(2))
+        finally:
+            os.unlink(path)
+        got = re.findall(r"^(\d+) bytes of (.*)$", out, re.M)
+        assert got == [(str(s), "cookbook.data") for s in want], (want, out)
+        expect(out, r"^Collected %d trace frames\.$" % len(want))
+
+
+@leaves_target_clean
+def test_sched_switch_one_task():
+    """sched:sched_switch, prev->pid == PID: each time the task leaves a
+    CPU, with the event's fields (prev_comm, prev_pid, next_comm,
+    next_pid, prev_state) read through the tracepoint's arguments."""
+    sleeps = 5
+    with Actors() as a:
+        pid = a.start("gtp-sleeper", "for _ in range(%d):\n    time.sleep(0.02)\n" % sleeps)
+        a.start_idle("gtp-decoy")
+        out, _ = session("One task's context switches", {"PID": pid}, a.shell(1))
+    frames = re.split(r"^Data collected at tracepoint 1, trace frame \d+:$", out, flags=re.M)[1:]
+    n = int(expect(out, r"^Collected (\d+) trace frames\.$").group(1))
+    assert len(frames) == n, out
+    voluntary = 0
+    for f in frames:
+        def val(expr, kind=r"-?\d+"):
+            return expect(f, r"^%s = (%s)" % (re.escape(expr), kind)).group(1)
+        assert int(val("prev->pid")) == pid, f
+        assert val("prev->comm", r'"[^"\\]*').strip('"') == "gtp-sleeper", f
+        assert int(val("next->pid")) != pid, f
+        # $_sdata holds the raw arguments: (preempt, prev, next, prev_state)
+        state = int(val("prev_state"))
+        preempt = val("preempt", r"\w+")
+        sdata = expect(f, r'^\$_sdata = "arg1=(0x[0-9a-f]+) arg2=0x[0-9a-f]+ '
+                       r'arg3=0x[0-9a-f]+ arg4=(0x[0-9a-f]+)"$')
+        assert int(sdata.group(1), 16) == (preempt == "true"), f
+        assert int(sdata.group(2), 16) == state, f
+        # a sleep is a switch out in TASK_INTERRUPTIBLE (1; 6.1 on add
+        # TASK_FREEZABLE, 0x2000), not preempted; a preemption or a wait in
+        # another state (a page read: 2 or 0x102, exit: 0x80) may come as
+        # well, and say so
+        voluntary += preempt == "false" and state & 3 == 1
+    assert voluntary == sleeps, (voluntary, out)
+    expect_not(out, r"gtp-decoy")
+
+
+@leaves_target_clean
+def test_who_sends_sigkill():
+    """do_send_sig_info with sig == 9: the sender and the target of each
+    SIGKILL; a SIGTERM is not one."""
+    with Actors() as a:
+        victim = a.start_idle("gtp-victim")
+        spared = a.start_idle("gtp-spared")
+        killer = a.start("gtp-killer", "os.kill(%d, 15)\nos.kill(%d, 9)\n" % (spared, victim))
+        out, _ = session("Who sends SIGKILL to a process", {}, a.shell(1))
+    got = re.findall(r"^(\S+) \(pid (\d+)\) sent SIGKILL to (\S+) \(pid (\d+)\)$", out, re.M)
+    # any other SIGKILL in the guest meanwhile is someone else's
+    ours = [g for g in got if int(g[3]) in (victim, spared) or int(g[1]) == killer]
+    assert ours == [("gtp-killer", str(killer), "gtp-victim", str(victim))], out
+    n = int(expect(out, r"^Collected (\d+) trace frames\.$").group(1))
+    assert n == len(got), out
