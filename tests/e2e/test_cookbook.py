@@ -57,10 +57,11 @@ def recipe(title):
     assert m, "recipe %r has no gdb session" % title
     cmds = []
     for line in m.group(1).splitlines():
+        # as typed: gdb takes no comment after a command ("print 1  # x"
+        # is an error), so a recipe must not have one either
         c = re.match(r"^(?:\(gdb\)|>) (.*)$", line)
         if c:
-            # a comment after two spaces is the README's, not gdb's
-            cmds.append(re.sub(r"\s{2,}#\s.*$", "", c.group(1)).rstrip())
+            cmds.append(c.group(1))
     return cmds
 
 
