@@ -89,6 +89,9 @@ def session(title, subs, workload, after="tstatus\n"):
     reset_target()
     out = gdb_script(HEAD + "\n".join(cmds) + "\n" + after, timeout=400)
     expect(out, r"^gtp: connected to /proc/gtp$")
+    # the recipes are for kernels without debug info: BTF, not a vmlinux
+    expect(out, r"^gtp: kernel symbols (made from|loaded from cache)")
+    expect_not(out, r"kernel DWARF from")
     expect_not(out, BAD)
     return out
 
