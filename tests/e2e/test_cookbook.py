@@ -245,3 +245,89 @@ def test_who_sends_sigkill():
     assert ours == [("gtp-killer", str(killer), "gtp-victim", str(victim))], out
     n = int(expect(out, r"^Collected (\d+) trace frames\.$").group(1))
     assert n == len(got), out
+
+
+def first_function(*names):
+    """The first of names this kernel has a function of (renamed ones)."""
+    funcs = vmlinux_btf().funcs()
+    for n in names:
+        if n in funcs:
+            return n
+    raise AssertionError("none of %s in this kernel's BTF" % (names,))
+
+
+@leaves_target_clean
+def test_enoent_opens():
+    """A return probe on the path walk of open(): the opens of missing
+    files, with their path and pid; not the ones that succeed."""
+    fn = first_function("do_filp_open", "do_file_open")
+    with Actors() as a:
+        missing = [os.path.join(a.dir, "nope-%d" % i) for i in range(3)]
+        there = os.path.join(a.dir, "there")
+        open(there, "w").close()
+        opener = """
+for p in %r:
+    try:
+        os.close(os.open(p, os.O_RDONLY))
+    except FileNotFoundError:
+        pass
+""" % ([missing[0], there, missing[1], there, missing[2]],)
+        pid = a.start("gtp-opener", opener)
+        try:
+            out = session("Opens that fail with ENOENT, and the path",
+                             {"do_filp_open": fn}, a.shell(1))
+        finally:
+            os.unlink(there)
+    got = re.findall(r"^pid (\d+): no (.*)$", out, re.M)
+    # other tasks may miss files meanwhile (gdb itself looks for some)
+    ours = [p for q, p in got if int(q) == pid]
+    assert ours == missing, (missing, out)
+    assert not [p for q, p in got if p == there], out
+    n = int(expect(out, r"^Collected (\d+) trace frames\.$").group(1))
+    assert n == len(got), out
+
+
+@leaves_target_clean
+def test_kmalloc_size_range_with_stack():
+    """__kmalloc in a size range, with the kernel stack: poll(2) on more
+    descriptors than fit its on-stack array allocates the rest, 8 bytes
+    each after a 16-byte header, from inside do_sys_poll()."""
+    fn = first_function("__kmalloc", "__kmalloc_noprof")
+    with Actors() as a:
+        # 30 pollfds fit on do_sys_poll()'s stack; 124 more: 16 + 8 * 124
+        poller = """
+import select
+fds = [os.open("/dev/null", os.O_RDONLY) for _ in range(154)]
+p = select.poll()
+for fd in fds:
+    p.register(fd, select.POLLIN)
+for _ in range(3):
+    p.poll(0)
+small = select.poll()
+for fd in fds[:40]:
+    small.register(fd, select.POLLIN)
+small.poll(0)
+"""
+        pid = a.start("gtp-poller", poller)
+        out = session("Allocations in a size range, with the stack",
+                         {"__kmalloc": fn, "PID": pid}, a.shell(1))
+    sizes = re.findall(r"^(\d+) bytes:$", out, re.M)
+    # 16 + 8 * 124 (struct_size() of struct poll_list)
+    assert sizes in (["1008"] * 3, ["1004"] * 3), out
+    stacks = re.split(r"^\d+ bytes:$", out, flags=re.M)[1:]
+    for st in stacks:
+        expect(st, r"^#0\s+0x[0-9a-f]{16} in %s$" % re.escape(fn))
+        expect(st, r"^#\d+\s+0x[0-9a-f]{16} in do_sys_poll\+\d+$")
+
+
+@leaves_target_clean
+def test_slow_calls_timed_with_clock():
+    """$clock at the entry, the difference at the return: the two 0.5 s
+    sleeps of a task, not its 1 ms ones."""
+    with Actors() as a:
+        pid = a.start("gtp-sleeper", "for s in (0.001, 0.5, 0.001, 0.5, 0.001):\n    time.sleep(s)\n")
+        out = session("A slow call, timed with $clock", {"PID": pid}, a.shell(1))
+    took = [int(t) for t in re.findall(r"^took (\d+) ms$", out, re.M)]
+    assert len(took) == 2 and all(500 <= t < 5000 for t in took), out
+    # 5 entries (empty frames) and 2 slow returns
+    expect(out, r"^Collected 7 trace frames\.$")
