@@ -427,10 +427,13 @@ class DwarfGen:
 
     @staticmethod
     def _anonymous_aggregate(b, tid):
-        """Whether tid is an unnamed struct or union with members."""
+        """Whether an unnamed member of type tid is to be lifted: a struct
+        or union with members, unnamed (`union { ... };`) or named (7.x's
+        `struct filename { struct __filename_head; ... }`, C11's
+        -fms-extensions embedding)."""
         o = b.owner(tid)
         j = tid - o.first
-        return o.kind[j] in (B.STRUCT, B.UNION) and not o.name_off[j] and o.vlen[j]
+        return o.kind[j] in (B.STRUCT, B.UNION) and o.vlen[j]
 
     def _flat_members(self, u, tid, base):
         """[(strp, label, bit offset, bitfield bits)] of an anonymous
