@@ -31,7 +31,7 @@ import gdb
 from . import btf as B
 from . import dwarfgen, ksyms, module, symfile, vmlinux
 
-VERSION = "1"                   # of the file's layout: part of the cache key
+VERSION = "2"                   # of the file's layout: part of the cache key
 BTF_DIR = "/sys/kernel/btf"
 
 _state = {"path": None, "stats": None, "secs": None, "cached": False,
