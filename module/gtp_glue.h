@@ -32,6 +32,10 @@ void gtp_kstack_init(void);
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max);
 
+/* stream.c: /proc/gtp_stream, the live consumer (core/stream.h) */
+int gtp_stream_file_init(void);
+void gtp_stream_file_exit(void);
+
 /* static_tp.c: the kernel's TRACE_EVENTs as static tracepoint markers */
 int gtp_static_tp_init(void);
 void gtp_static_tp_exit(void);

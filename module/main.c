@@ -30,6 +30,7 @@
 #include "gtp_glue.h"
 #include "host.h"
 #include "kcompat.h"
+#include "static_tp.h"
 
 #define GTP_IO_CHUNK	4096
 
@@ -262,6 +263,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.exec_want_endbr	= gtp_exec_want_endbr,
 	.exec_return_thunk	= gtp_exec_return_thunk,
 	.kstack			= gtp_kstack,
+	.sdata_fields		= gtp_static_sdata_fields,
 };
 
 /* Register every area's packets, core first. */
@@ -309,6 +311,11 @@ static int __init gtp_init(void)
 		ret = -ENOMEM;
 		goto err_glue;
 	}
+	ret = gtp_stream_file_init();
+	if (ret) {
+		proc_remove(gtp_proc);
+		goto err_glue;
+	}
 	pr_info("ready: gdb -ex 'target remote /proc/gtp'\n");
 	return 0;
 
@@ -324,6 +331,7 @@ static void __exit gtp_exit(void)
 	WRITE_ONCE(gtp_exiting, true);
 	wake_up_interruptible_all(&gtp_wait);
 	proc_remove(gtp_proc);
+	gtp_stream_file_exit();
 
 	mutex_lock(&gtp_mutex);
 	gtp_glue_exit();

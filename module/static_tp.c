@@ -495,6 +495,33 @@ int gtp_static_sdata_format(const void *rec, u32 len, char *buf, size_t size)
 	return ret;
 }
 
+/**
+ * gtp_static_sdata_fields - the $_sdata fields of a marker, for the consumer
+ * @addr:	the marker's address (a static tracepoint's location)
+ * @buf:	output: "NAME:SIZE:s|u ..." in argument order
+ * @size:	bytes at @buf
+ *
+ * Return: the length written, 0 if the marker is gone or its names are
+ * unknown (the consumer then names the words arg1, arg2...).
+ */
+int gtp_static_sdata_fields(u64 addr, char *buf, size_t size)
+{
+	struct gtp_marker *m;
+	size_t len = 0;
+	u32 i;
+
+	mutex_lock(&gtp_static_mutex);
+	m = marker_of_addr(addr);
+	if (m && m->nfields == m->nargs)
+		for (i = 0; i < m->nfields && len < size; i++)
+			len += scnprintf(buf + len, size - len, "%s%s:%u:%c",
+					 i ? " " : "", m->fields[i].name,
+					 m->fields[i].size,
+					 m->fields[i].is_signed ? 's' : 'u');
+	mutex_unlock(&gtp_static_mutex);
+	return len;
+}
+
 #define SDATA_TEXT_MAX	1024
 
 /* qXfer:statictrace:read::OFF,LEN - $_sdata of the selected frame. */

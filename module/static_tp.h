@@ -76,6 +76,9 @@ void gtp_static_detach(void *handle);
 /* Several detaches, one grace period: the handles are freed. */
 void gtp_static_detach_many(void **handles, unsigned int n);
 
+/* The marker's field names for the consumer's definitions. */
+int gtp_static_sdata_fields(u64 addr, char *buf, size_t size);
+
 /* $_sdata text of @rec with its marker's field names. */
 int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
 			    size_t size);

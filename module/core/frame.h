@@ -15,6 +15,11 @@
  *	gtp_frames_count(), gtp_frame_get(i): frames oldest first;
  *	gtp_frame_origin(i): its CPU and time (gtp_tsc() ticks into the run).
  *
+ *   consumer (process context, under the packet lock, while tracing runs
+ *   and after; core/stream.c): gtp_frames_take() copies out one CPU's
+ *   oldest complete sub-buffer and frees it for the writers.  What it took
+ *   is gone from the store: gdb's frames are what it left.
+ *
  * A frame's bytes are exactly one frame of gdb's trace file format
  * (protocol reference 6.3): int16 tracepoint number, u32 size of the
  * blocks, then the 'R'/'M'/'V' blocks.  qTBuffer is the frames back to
@@ -56,6 +61,27 @@ void gtp_frame_commit(struct gtp_frame_slot *slot);
 u64 gtp_frames_count(void);
 const u8 *gtp_frame_get(u64 idx, u32 *len);
 int gtp_frame_origin(u64 idx, unsigned int *cpu, u64 *ticks);
+
+/*
+ * One sub-buffer taken by the consumer: ring records (ring.h struct
+ * ring_record, each followed by one frame) back to back.
+ */
+struct gtp_frame_chunk {
+	unsigned int cpu;
+	u32 len;		/* bytes of records copied */
+	u64 seq;		/* the CPU's sub-buffer number in this run */
+	u64 ts_begin, ts_end;	/* first and last record's timestamp */
+	u64 lost;		/* this CPU's frames lost in this run so far */
+};
+
+u32 gtp_frames_run(void);
+u64 gtp_frames_start_tsc(void);
+unsigned int gtp_frames_nr_cpus(void);
+u32 gtp_frames_subbuf_size(void);
+void gtp_frames_set_consumer(bool on);
+int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
+		    struct gtp_frame_chunk *c);
+u64 gtp_frames_cpu_lost(unsigned int cpu);
 
 /* Largest frame a store of @size bytes accepts: for QTDP-time checks. */
 u32 gtp_frames_max_len(u64 size);

@@ -26,6 +26,14 @@
  * order.  Sequential gtp_frame_get() is O(1) through a cached walk
  * position; going backwards restarts the walk.
  *
+ * Consumer (gtp_frames_take(), for /proc/gtp_stream): takes one CPU's
+ * oldest complete sub-buffer with ring_get_subbuf() while writers run,
+ * copies it out and gives it straight back, so the writers never wait for
+ * the consumer's reader.  Once the store is quiet it also flushes each
+ * CPU's partial sub-buffer (drain).  While a consumer is attached a full
+ * non-circular store drops (and counts) instead of stopping the trace:
+ * the consumer is expected to catch up.
+ *
  * Slot use: @slot->flags carries the record's ring position from reserve to
  * commit (the slot has no room for a whole ring_ctx; __ring_ctx_restore()
  * rebuilds it), the CPU is the current one again at commit.
@@ -50,6 +58,8 @@ static struct {
 	const struct ring_record *cur;
 	unsigned int cur_cpu;		/* the CPU @cur was written on */
 	u64 start_ts;			/* gtp_tsc() when the run started */
+	u32 run;			/* runs started since load */
+	bool consumer;			/* a consumer drains the store */
 } rfs;
 
 static unsigned int fr_log2(u64 v)
@@ -132,9 +142,14 @@ int gtp_frames_setup(u64 size, bool circular)
 /* Context: process context, no writer running. */
 void gtp_frames_release(void)
 {
+	u32 run = rfs.run;
+	bool consumer = rfs.consumer;
+
 	ring_destroy(rfs.ring);
 	gtp_free(rfs.iter);
 	memset(&rfs, 0, sizeof(rfs));
+	rfs.run = run;			/* a consumer compares run numbers */
+	rfs.consumer = consumer;
 }
 
 /* Drop every frame (QTinit, QTStart).  No writer may be running. */
@@ -151,6 +166,7 @@ void gtp_frames_start(void)
 	fr_walk_reset();
 	rfs.quiet = false;
 	rfs.start_ts = gtp_tsc();
+	rfs.run++;
 	/* ring_reset()'s stores before writers see @accepting: its smp_mb() */
 	WRITE_ONCE(rfs.accepting, rfs.ring != NULL);
 }
@@ -238,7 +254,10 @@ void *gtp_frame_reserve(struct gtp_frame_slot *slot, u32 len)
 	}
 	ret = __ring_reserve(ring, &ctx, gtp_cpu_id(), len);
 	if (unlikely(ret)) {
-		slot->err = ret == -ENOBUFS ? -ENOSPC : ret;
+		/* full: stop the trace, unless a consumer will make room */
+		if (ret == -ENOBUFS)
+			ret = READ_ONCE(rfs.consumer) ? -EAGAIN : -ENOSPC;
+		slot->err = ret;
 		return NULL;
 	}
 	slot->err = 0;
@@ -320,5 +339,101 @@ int gtp_frame_origin(u64 idx, unsigned int *cpu, u64 *ticks)
 		return -ENOENT;
 	*cpu = rfs.cur_cpu;
 	*ticks = rfs.cur->ts > rfs.start_ts ? rfs.cur->ts - rfs.start_ts : 0;
+	return 0;
+}
+
+/* Runs started since the module loaded: a new number means a new ring. */
+u32 gtp_frames_run(void)
+{
+	return rfs.run;
+}
+
+/* gtp_tsc() when the current (or last) run started. */
+u64 gtp_frames_start_tsc(void)
+{
+	return rfs.start_ts;
+}
+
+/* Per-CPU buffers of the store, 0 if there is none. */
+unsigned int gtp_frames_nr_cpus(void)
+{
+	return rfs.ring ? ring_get_config(rfs.ring)->nr_cpus : 0;
+}
+
+/* Bytes of one sub-buffer: the most gtp_frames_take() copies. */
+u32 gtp_frames_subbuf_size(void)
+{
+	return rfs.ring ? 1u << ring_get_config(rfs.ring)->subbuf_order : 0;
+}
+
+/* A consumer attaches (full store: drop, do not stop) or goes away. */
+void gtp_frames_set_consumer(bool on)
+{
+	WRITE_ONCE(rfs.consumer, on);
+}
+
+/* Frames @cpu lost in this run: full, wrapped, too big, overwritten. */
+u64 gtp_frames_cpu_lost(unsigned int cpu)
+{
+	struct ring_stats st;
+
+	if (!rfs.ring || cpu >= gtp_frames_nr_cpus())
+		return 0;
+	ring_get_cpu_stats(rfs.ring, cpu, &st);
+	return st.dropped + st.overwritten;
+}
+
+/**
+ * gtp_frames_take() - copy out and free @cpu's oldest complete sub-buffer
+ * @cpu: which CPU's buffer
+ * @drain: the store is quiet (gtp_frames_stop() returned): take the
+ *	partial sub-buffer too
+ * @buf: where the records go
+ * @size: bytes at @buf, at least gtp_frames_subbuf_size()
+ * @c: filled in on success
+ *
+ * Context: process context, the packet lock held (one consumer; frame
+ * readers and QTStart excluded).  Writers may run unless @drain.
+ * Return: 0; -EAGAIN if no complete sub-buffer is there now; -ENODATA
+ * with @drain once @cpu is empty; -EINVAL if @size is too small.
+ */
+int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
+		    struct gtp_frame_chunk *c)
+{
+	const struct ring_record *rec, *last = NULL;
+	struct ring_subbuf sb;
+	unsigned long end = 0;
+
+	if (!rfs.ring || cpu >= gtp_frames_nr_cpus())
+		return -ENODATA;
+	if (size < gtp_frames_subbuf_size())
+		return -EINVAL;
+	if (drain && !rfs.quiet)
+		return -EAGAIN;
+	if (ring_get_subbuf(rfs.ring, cpu, &sb)) {
+		if (!drain)
+			return -EAGAIN;
+		/* no writer runs: close the partial one and retry once */
+		ring_flush(rfs.ring, cpu);
+		if (ring_get_subbuf(rfs.ring, cpu, &sb))
+			return -ENODATA;
+	}
+	memset(c, 0, sizeof(*c));
+	for (rec = ring_subbuf_next(&sb, NULL); rec;
+	     rec = ring_subbuf_next(&sb, rec)) {
+		if (!last)
+			c->ts_begin = rec->ts;
+		last = rec;
+		end = (const char *)rec - (const char *)sb.data +
+		      ring_record_size(rec->len);
+	}
+	memcpy(buf, sb.data, end);
+	c->cpu = cpu;
+	c->len = end;
+	c->seq = sb.pos >> ring_get_config(rfs.ring)->subbuf_order;
+	c->ts_end = last ? last->ts : 0;
+	ring_put_subbuf(rfs.ring, &sb);
+	c->lost = gtp_frames_cpu_lost(cpu);
+	fr_walk_reset();		/* frame numbers moved */
 	return 0;
 }

@@ -46,6 +46,9 @@ struct gtp_conn;
  * @kstack: probe context ("collect $kstack"): the kernel call stack of
  *	the hit of @tp with registers @regs, innermost first, at most @max
  *	return addresses into @buf; returns how many.  No locks, no sleep.
+ * @sdata_fields: the $_sdata fields of the static tracepoint at marker
+ *	@addr as "NAME:SIZE:s|u ..." into @buf (for the consumer's
+ *	definitions); the length, or 0 if the marker or its names are gone.
  */
 struct gtp_host_ops {
 	int (*arm)(struct gtp_conn *gc);
@@ -63,6 +66,8 @@ struct gtp_host_ops {
 
 	u32 (*kstack)(const struct gtp_tp *tp, struct pt_regs *regs,
 		      u64 *buf, u32 max);
+
+	int (*sdata_fields)(u64 addr, char *buf, size_t size);
 };
 
 /* Set once, before /proc/gtp exists; every entry must be filled in. */

@@ -42,6 +42,7 @@ struct gtp_conn {
 	long frame;			/* selected trace frame, -1 = live */
 	u32 upload_pos;			/* qTfP/qTsP cursor */
 	u32 upload_sub;
+	u32 tsv_upload_pos;		/* qTfV/qTsV cursor */
 	u64 buf_idx, buf_off;		/* qTBuffer: last frame and its offset */
 };
 
@@ -67,6 +68,7 @@ void gtp_packets_init(void);
 
 struct gtp_conn *gtp_conn_open(void);
 void gtp_conn_close(struct gtp_conn *gc);
+void gtp_conn_free(struct gtp_conn *gc);
 void gtp_dispatch(struct gtp_conn *gc, char *pkt, size_t len);
 
 /* Reply helpers for handlers. */

@@ -421,6 +421,39 @@ void ring_flush(struct ring *ring, unsigned int cpu)
 }
 
 /**
+ * ring_get_cpu_stats() - one CPU's counters
+ * @ring: the ring
+ * @cpu: the buffer
+ * @st: filled in (@size is this CPU's share)
+ *
+ * Exact when no writer runs on @cpu; a consistent-enough snapshot otherwise.
+ */
+void ring_get_cpu_stats(const struct ring *ring, unsigned int cpu,
+			struct ring_stats *st)
+{
+	const struct rb_cpu *cpu_buf = &ring->cpus[cpu];
+	unsigned long off = local_read(&cpu_buf->offset);
+	unsigned long c = atomic_long_read(&cpu_buf->consumed);
+	long used = (long)(off - c);
+
+	memset(st, 0, sizeof(*st));
+	if (used < 0)
+		used = 0;
+	if (used > (long)ring->buf_size)	/* push in flight */
+		used = ring->buf_size;
+	st->size = ring->buf_size;
+	st->used = used;
+	st->free = st->size - st->used;
+	st->written = local_read(&cpu_buf->written);
+	st->lost_full = local_read(&cpu_buf->lost_full);
+	st->lost_wrap = local_read(&cpu_buf->lost_wrap);
+	st->lost_big = local_read(&cpu_buf->lost_big);
+	st->overwritten = local_read(&cpu_buf->overwritten);
+	st->consumed = READ_ONCE(cpu_buf->read_records);
+	st->dropped = st->lost_full + st->lost_wrap + st->lost_big;
+}
+
+/**
  * ring_get_stats() - the ring's counters, summed over CPUs
  * @ring: the ring
  * @st: filled in
@@ -429,27 +462,20 @@ void ring_flush(struct ring *ring, unsigned int cpu)
  */
 void ring_get_stats(const struct ring *ring, struct ring_stats *st)
 {
+	struct ring_stats one;
 	unsigned int cpu;
 
 	memset(st, 0, sizeof(*st));
-	st->size = (u64)ring->buf_size * ring->cfg.nr_cpus;
 	for (cpu = 0; cpu < ring->cfg.nr_cpus; cpu++) {
-		const struct rb_cpu *cpu_buf = &ring->cpus[cpu];
-		unsigned long off = local_read(&cpu_buf->offset);
-		unsigned long c = atomic_long_read(&cpu_buf->consumed);
-		long used = (long)(off - c);
-
-		if (used < 0)
-			used = 0;
-		if (used > (long)ring->buf_size)	/* push in flight */
-			used = ring->buf_size;
-		st->used += used;
-		st->written += local_read(&cpu_buf->written);
-		st->lost_full += local_read(&cpu_buf->lost_full);
-		st->lost_wrap += local_read(&cpu_buf->lost_wrap);
-		st->lost_big += local_read(&cpu_buf->lost_big);
-		st->overwritten += local_read(&cpu_buf->overwritten);
-		st->consumed += READ_ONCE(cpu_buf->read_records);
+		ring_get_cpu_stats(ring, cpu, &one);
+		st->size += one.size;
+		st->used += one.used;
+		st->written += one.written;
+		st->lost_full += one.lost_full;
+		st->lost_wrap += one.lost_wrap;
+		st->lost_big += one.lost_big;
+		st->overwritten += one.overwritten;
+		st->consumed += one.consumed;
 	}
 	st->free = st->size - st->used;
 	st->dropped = st->lost_full + st->lost_wrap + st->lost_big;

@@ -170,6 +170,8 @@ void ring_commit(struct ring *ring, struct ring_ctx *ctx);
 void ring_flush(struct ring *ring, unsigned int cpu);
 
 void ring_get_stats(const struct ring *ring, struct ring_stats *st);
+void ring_get_cpu_stats(const struct ring *ring, unsigned int cpu,
+			struct ring_stats *st);
 unsigned long ring_count_resident(const struct ring *ring);
 
 int ring_get_subbuf(struct ring *ring, unsigned int cpu,

@@ -21,7 +21,6 @@
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
 static u32 ntsv;
-static u32 upload_pos;
 
 static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_CPU_ID]		= "cpu_id",
@@ -244,21 +243,21 @@ static void reply_tsv(struct gtp_conn *gc, const struct gtp_tsv *v)
 
 static void pkt_qtfv(struct gtp_conn *gc, char *args)
 {
-	upload_pos = 0;
+	gc->tsv_upload_pos = 0;
 	if (!ntsv) {
 		gtp_reply(gc, "l");
 		return;
 	}
-	reply_tsv(gc, &tsvs[upload_pos++]);
+	reply_tsv(gc, &tsvs[gc->tsv_upload_pos++]);
 }
 
 static void pkt_qtsv(struct gtp_conn *gc, char *args)
 {
-	if (upload_pos >= ntsv) {
+	if (gc->tsv_upload_pos >= ntsv) {
 		gtp_reply(gc, "l");
 		return;
 	}
-	reply_tsv(gc, &tsvs[upload_pos++]);
+	reply_tsv(gc, &tsvs[gc->tsv_upload_pos++]);
 }
 
 /* qTV:<n> -> V<value> or U; from the selected frame if there is one. */

@@ -63,6 +63,12 @@ static u32 user_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
 	return n;
 }
 
+/* One made-up static event, so the consumer's definitions name fields. */
+static int user_sdata_fields(u64 addr, char *buf, size_t size)
+{
+	return snprintf(buf, size, "counter1:4:s counter2:4:s");
+}
+
 static const struct gtp_host_ops user_host = {
 	.arm			= user_arm,
 	.disarm			= user_disarm,
@@ -75,6 +81,7 @@ static const struct gtp_host_ops user_host = {
 	.exec_want_endbr	= user_exec_want_endbr,
 	.exec_return_thunk	= user_exec_return_thunk_of,
 	.kstack			= user_kstack,
+	.sdata_fields		= user_sdata_fields,
 };
 
 __attribute__((constructor)) static void user_host_register(void)

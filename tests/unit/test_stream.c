@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_stream.c - the live consumer (core/stream.c) on the real frame
+ * store: records taken while hits keep coming, a full buffer that drops
+ * instead of stopping while a consumer is attached, the drain and END
+ * records after QTStop, and a byte stream that survives any read size.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "user_host.h"
+#include "packets.h"
+#include "trace.h"
+#include "tracepoint.h"
+#include "frame.h"
+#include "ring.h"
+#include "stream.h"
+#include "collect.h"
+#include "user_env.h"
+
+#define ADDR16		"ffffffffc0000170"
+#define ADDR		0xffffffffc0000170ull
+
+static struct gtp_conn *gc;
+static u8 scratch[GTP_SCRATCH_SIZE];
+
+/* One packet straight to the dispatcher (no framing): its reply. */
+static const char *ask(const char *pkt)
+{
+	static char in[256], reply[RSP_PKT_MAX + 1];
+	struct rsp_conn *c = gtp_rsp(gc);
+
+	snprintf(in, sizeof(in), "%s", pkt);
+	rsp_reply_reset(c);
+	gtp_dispatch(gc, in, strlen(in));
+	memcpy(reply, c->reply, c->reply_len);
+	reply[c->reply_len] = '\0';
+	return reply;
+}
+
+static int setup(void **state)
+{
+	gtp_packets_init();
+	gtp_trace_init();
+	user_env_reset();
+	gc = gtp_conn_open();
+	assert_non_null(gc);
+	assert_string_equal(ask("QTinit"), "OK");
+	/* 8 KiB: 1 KiB sub-buffers hold five 192-byte records each */
+	assert_string_equal(ask("QTBuffer:size:2000"), "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R01"), "OK");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ask("QTStop");
+	ask("QTinit");
+	gtp_conn_close(gc);
+	return 0;
+}
+
+/* Hit @n of tracepoint 1: rdi carries the number. */
+static bool hit(u64 n)
+{
+	struct pt_regs regs = { .di = n, .ip = ADDR + 1 };
+
+	return gtp_tp_hit(gtp_tp_find(1, ADDR), &regs, scratch,
+			  sizeof(scratch));
+}
+
+/* What a reader reassembled from the byte stream. */
+struct seen {
+	u8 buf[1 << 16];
+	size_t len;
+	unsigned int defs, packets, ends;
+	u64 frames, next_rdi, lost;
+	bool in_order;
+	char defs_text[4096];
+};
+
+static int copy_out(void *ctx, size_t off, const void *src, size_t n)
+{
+	memcpy((u8 *)ctx + off, src, n);
+	return 0;
+}
+
+/* Parse every complete record at the head of @s->buf. */
+static void parse(struct seen *s)
+{
+	struct gtp_stream_rec h;
+	size_t used = 0;
+
+	while (s->len - used >= sizeof(h)) {
+		memcpy(&h, s->buf + used, sizeof(h));
+		assert_int_equal(h.magic, GTP_STREAM_MAGIC);
+		assert_int_equal(h.len % 8, 0);
+		if (s->len - used < sizeof(h) + h.len)
+			break;
+		if (h.type == GTP_STREAM_DEFS) {
+			s->defs++;
+			snprintf(s->defs_text, sizeof(s->defs_text), "%.*s",
+				 (int)h.len, (char *)s->buf + used + sizeof(h));
+		} else if (h.type == GTP_STREAM_PACKET) {
+			const u8 *p = s->buf + used + sizeof(h);
+			const struct ring_record *rec;
+			u32 off = 0;
+			u64 rdi;
+
+			s->packets++;
+			while (off < h.len) {
+				rec = (const void *)(p + off);
+				/* frame: tpnum, size, 'R', rax..rdi */
+				memcpy(&rdi, p + off + sizeof(*rec) + 7 + 5 * 8, 8);
+				if (rdi != s->next_rdi)
+					s->in_order = false;
+				s->next_rdi = rdi + 1;
+				s->frames++;
+				off += ring_record_size(rec->len);
+			}
+			assert_int_equal(off, h.len);
+			s->lost = h.lost;
+		} else {
+			assert_int_equal(h.type, GTP_STREAM_END);
+			s->ends++;
+			s->lost = h.lost;
+		}
+		used += sizeof(h) + h.len;
+	}
+	memmove(s->buf, s->buf + used, s->len - used);
+	s->len -= used;
+}
+
+/* Read everything there is now, @chunk bytes at a time. */
+static void drain(struct gtp_stream *st, struct seen *s, size_t chunk)
+{
+	long n;
+
+	while ((n = gtp_stream_read(st, copy_out, s->buf + s->len,
+				    min(chunk, sizeof(s->buf) - s->len))) > 0) {
+		s->len += n;
+		parse(s);
+	}
+	assert_int_equal(n, -EAGAIN);
+}
+
+/* A consumer that keeps up loses nothing, in order, across many laps. */
+static void test_stream_keeps_up(void **state)
+{
+	struct gtp_stream *st = gtp_stream_open();
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	u64 i;
+
+	assert_non_null(st);
+	drain(st, &s, 4096);
+	assert_int_equal(s.defs, 0);		/* no run yet */
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 1000; i++) {
+		assert_true(hit(i));
+		if (i % 10 == 0)
+			drain(st, &s, 4096);
+	}
+	assert_int_equal(s.defs, 1);
+	assert_non_null(strstr(s.defs_text, "gtp-stream 1\nrun "));
+	assert_non_null(strstr(s.defs_text, "\ncpus 1\n"));
+	assert_non_null(strstr(s.defs_text, "\ntp T1:" ADDR16 ":E:0:0\n"));
+	assert_non_null(strstr(s.defs_text, "\ntp A1:" ADDR16 ":R01\n"));
+	/* complete sub-buffers only while running: the last partial waits */
+	assert_true(s.frames >= 995 && s.frames < 1000);
+	assert_int_equal(s.ends, 0);
+	assert_string_equal(ask("QTStop"), "OK");
+	drain(st, &s, 4096);
+	assert_int_equal(s.frames, 1000);
+	assert_true(s.in_order);
+	assert_int_equal(s.ends, 1);
+	assert_int_equal(s.lost, 0);
+	/* what the consumer took is gone for gdb */
+	assert_memory_equal(ask("qTStatus"), "T0;tstop::0;tframes:0;", 22);
+	gtp_stream_close(st);
+}
+
+/* Nobody reading: the full buffer drops and counts, the trace runs on. */
+static void test_stream_full_drops(void **state)
+{
+	struct gtp_stream *st = gtp_stream_open();
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	u64 i;
+
+	assert_non_null(st);
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 1000; i++)
+		hit(i);
+	assert_memory_equal(ask("qTStatus"), "T1;", 3);
+	assert_string_equal(ask("QTStop"), "OK");
+	/* one byte at a time: records split anywhere still parse */
+	drain(st, &s, 1);
+	assert_int_equal(s.defs, 1);
+	assert_int_equal(s.ends, 1);
+	assert_true(s.frames >= 30 && s.frames <= 40);
+	assert_int_equal(s.frames + s.lost, 1000);
+	assert_true(s.in_order);		/* the oldest kept, no gaps */
+	gtp_stream_close(st);
+	/* without a consumer a full buffer stops the trace again */
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 1000 && hit(i); i++)
+		;
+	assert_memory_equal(ask("qTStatus"), "T0;tfull:0;", 11);
+}
+
+/* A new run under a consumer that is mid-record: the stream stays whole. */
+static void test_stream_new_run(void **state)
+{
+	struct gtp_stream *st = gtp_stream_open();
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	long n;
+	u64 i;
+
+	assert_non_null(st);
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 20; i++)
+		assert_true(hit(i));
+	/* half a DEFS record, then a QTStart resets the ring */
+	n = gtp_stream_read(st, copy_out, s.buf, 100);
+	assert_int_equal(n, 100);
+	s.len = n;
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 20; i++)
+		assert_true(hit(i));
+	assert_string_equal(ask("QTStop"), "OK");
+	drain(st, &s, 333);
+	assert_int_equal(s.defs, 2);
+	assert_int_equal(s.ends, 1);
+	assert_int_equal(s.frames, 20);		/* the second run's */
+	assert_true(s.in_order);
+	gtp_stream_close(st);
+}
+
+int main(void)
+{
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_stream_keeps_up),
+		T(test_stream_full_drops),
+		T(test_stream_new_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
