@@ -8,6 +8,9 @@
  * so a record survives a QTStart that resets the ring under it and the
  * byte stream never loses sync.
  *
+ * A consumer streams the run going on when it opens, or the next one: the
+ * frames of a run that ended before are left to gdb.
+ *
  * CPUs are visited round robin so that one busy CPU cannot starve the
  * others.  Once the run stopped (gtp_trace_frames_readable()) each CPU is
  * drained, partial sub-buffer included, and then gets its END record.
@@ -56,6 +59,12 @@ struct gtp_stream *gtp_stream_open(void)
 		gtp_stream_close(s);
 		return NULL;
 	}
+	/*
+	 * A run that already ended is gdb's to look at: stream the running
+	 * one, or wait for the next.
+	 */
+	if (!gtp_trace_running())
+		s->run = gtp_frames_run();
 	gtp_frames_set_consumer(true);
 	return s;
 }

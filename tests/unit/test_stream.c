@@ -183,6 +183,33 @@ static void test_stream_keeps_up(void **state)
 	gtp_stream_close(st);
 }
 
+/* A run that ended before the consumer came is left to gdb. */
+static void test_stream_skips_ended_run(void **state)
+{
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	struct gtp_stream *st;
+	u64 i;
+
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 20; i++)
+		assert_true(hit(i));
+	assert_string_equal(ask("QTStop"), "OK");
+	st = gtp_stream_open();
+	assert_non_null(st);
+	drain(st, &s, 4096);
+	assert_int_equal(s.len + s.defs + s.frames, 0);
+	assert_memory_equal(ask("qTStatus"), "T0;tstop::0;tframes:14;", 23);
+	/* the next run is streamed */
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(hit(1));
+	assert_string_equal(ask("QTStop"), "OK");
+	drain(st, &s, 4096);
+	assert_int_equal(s.defs, 1);
+	assert_int_equal(s.frames, 1);
+	assert_int_equal(s.ends, 1);
+	gtp_stream_close(st);
+}
+
 /* Nobody reading: the full buffer drops and counts, the trace runs on. */
 static void test_stream_full_drops(void **state)
 {
@@ -244,6 +271,7 @@ int main(void)
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_stream_keeps_up),
+		T(test_stream_skips_ended_run),
 		T(test_stream_full_drops),
 		T(test_stream_new_run),
 	};
