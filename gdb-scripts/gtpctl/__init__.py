@@ -21,4 +21,9 @@ per concept:
   session.py     a session file: read, write, bind to this boot
   cmd_session.py the save-session and start subcommands
   cmd_frames.py  the save (trace file) and dump (text) subcommands
+  ctf.py         writing a CTF 1.8 trace (metadata, streams, packets)
+  stream_defs.py what /proc/gtp_stream says: records, DEFS, opening it
+  stream_ctf.py  a run's frames as a CTF trace (events, lost frames)
+  streamer.py    the record stream -> one CTF trace per run
+  cmd_stream.py  the stream subcommand: poll the proc file, progress
 """

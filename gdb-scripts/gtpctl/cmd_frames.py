@@ -15,14 +15,9 @@ is printed one return address a line, named from /proc/kallsyms when the
 frames come from the live target (a file may be from another boot: its
 addresses stay bare, `gtp-kstack` in gdb names them).
 """
-import re
-
 from . import remote, source, tfile
 from .ksyms import Kallsyms
-from .trace import REGS32, REGS64, TraceError, reg_offset
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
-KSTACK_ADDR = 0x4b53544b00000000    # module/core/collect.h
+from .trace import KSTACK_ADDR, REGS32, REGS64, TraceError, reg_offset
 
 
 def run_save(args):
@@ -32,19 +27,6 @@ def run_save(args):
     tfile.write(tr, args.out)
     print("saved %d frame(s) of %d tracepoint(s) to %s (read with gdb: target tfile %s)"
           % (len(tr.frames), len(tr.tracepoints), args.out, args.out))
-
-
-def _mem_names(tp):
-    """{(addr, len): item} for the absolute memory ranges of tp's actions."""
-    if tp is None:
-        return {}
-    # gdb sorts and merges memory ranges, so only one range and one plain
-    # identifier pair up for sure
-    ranges = [(off, ln) for base, off, ln in tp.mem_blocks() if base in (-1, 0xffffffff)]
-    items = [i for i in tp.collect_items() if _IDENT.match(i)]
-    if len(ranges) == 1 and len(items) == 1:
-        return {ranges[0]: items[0]}
-    return {}
 
 
 def _regs(block):
@@ -84,7 +66,7 @@ def dump_frame(tr, f, out, ksyms=None):
         regs = _regs(f.regs)
         for i in range(0, len(regs), 6):
             out.append("  %s %s" % ("registers:" if i == 0 else "          ", "  ".join(regs[i:i + 6])))
-    names = _mem_names(tp)
+    names = tp.mem_names() if tp else {}
     for addr, data in f.mem:
         if addr == KSTACK_ADDR:
             _kstack(data, ksyms, out)

@@ -10,11 +10,11 @@ exit 2 (argparse).
 import argparse
 import sys
 
-from . import cmd_frames, cmd_session, cmd_summary, cmd_target, plot
+from . import cmd_frames, cmd_session, cmd_stream, cmd_summary, cmd_target, plot
 from .keys import KeyError_
 from .trace import TraceError
 
-SUBCOMMANDS = (cmd_summary, plot, cmd_target, cmd_session, cmd_frames)
+SUBCOMMANDS = (cmd_summary, plot, cmd_target, cmd_session, cmd_frames, cmd_stream)
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -28,7 +28,8 @@ def parser():
                     "at the stopped trace on /proc/gtp; see and stop the live trace; "
                     "bridge a remote gdb over ssh (stdio); save a session once and "
                     "replay it on any boot of the same kernel (save-session, start); "
-                    "write the frames as a gdb trace file or as text (save, dump).",
+                    "write the frames as a gdb trace file or as text (save, dump); "
+                    "stream the running trace to a CTF trace for babeltrace2 (stream).",
         formatter_class=_Formatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -11,7 +11,15 @@ A frame is the tfile frame format: int16 tracepoint number, u32 size,
 then blocks 'R' regs | 'M' u64 addr u16 len bytes | 'V' s32 tsv s64 value.
 Frames are parsed when first looked at.
 """
+import re
 import struct
+
+# Addresses no kernel memory has (non-canonical or the top page) that name
+# special 'M' blocks: module/core/collect.h, module/core/static_data.h
+KSTACK_ADDR = 0x4b53544b00000000    # $kstack: u64 return addresses
+SDATA_ADDR = 0xfffffffffffff000     # $_sdata: a static event's arguments
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 # gdb's amd64 'g' layout: 17 64-bit registers, then eflags and the
 # segment registers as 32-bit values (164 bytes).
@@ -75,6 +83,17 @@ class Tracepoint:
         """[(basereg, offset, len)] of the M actions."""
         return [val for a in self.actions for kind, val in parse_actions(a)
                 if kind == "M"]
+
+    def mem_names(self):
+        """{(addr, len): item} for the absolute memory ranges of the actions
+        that a `collect` item names for sure."""
+        # gdb sorts and merges memory ranges, so only one range and one plain
+        # identifier pair up for sure
+        ranges = [(off, ln) for base, off, ln in self.mem_blocks() if base in (-1, 0xffffffff)]
+        items = [i for i in self.collect_items() if _IDENT.match(i)]
+        if len(ranges) == 1 and len(items) == 1:
+            return {ranges[0]: items[0]}
+        return {}
 
     def expr_actions(self):
         return sum(1 for a in self.actions for kind, _ in parse_actions(a)
@@ -153,6 +172,40 @@ def parse_actions(s):
     return out
 
 
+_M_HEAD = struct.Struct("<QH")
+_V_BODY = struct.Struct("<iq")
+
+
+def walk_blocks(d, regsize, start=0, end=None):
+    """The blocks of the frame bytes d[start:end], in order: [(kind, offset
+    of its type byte, a, b)] with kind "R" (a, b None), "M" (a addr, b
+    len: the bytes are d[offset+11:offset+11+len]) or "V" (a tsv number,
+    b value).  Offsets count from the start of d, so a frame inside a
+    bigger buffer is walked in place."""
+    out = []
+    i, n = start, len(d) if end is None else end
+    while i < n:
+        t = d[i]
+        if t == 0x52:                       # 'R'
+            out.append(("R", i, None, None))
+            i += 1 + regsize
+        elif t == 0x4d and i + 11 <= n:     # 'M'
+            addr, ln = _M_HEAD.unpack_from(d, i + 1)
+            out.append(("M", i, addr, ln))
+            i += 11 + ln
+        elif t == 0x56 and i + 13 <= n:     # 'V'
+            num, val = _V_BODY.unpack_from(d, i + 1)
+            out.append(("V", i, num, val))
+            i += 13
+        elif t in (0x4d, 0x56):
+            raise TraceError("block %r at byte %d is cut short" % (chr(t), i - start))
+        else:
+            raise TraceError("unknown block type %r at byte %d" % (chr(t), i - start))
+    if i > n:
+        raise TraceError("the last block overruns the frame by %d bytes" % (i - n))
+    return out
+
+
 class Frame:
     __slots__ = ("index", "tpnum", "data", "_parsed", "regs", "mem", "tsv", "cpu", "ns")
 
@@ -169,24 +222,19 @@ class Frame:
         self.regs = None
         self.mem = []
         self.tsv = {}
-        d, i, n = self.data, 0, len(self.data)
-        while i < n:
-            t = d[i]
-            if t == 0x52:                       # 'R'
+        d = self.data
+        try:
+            blocks = walk_blocks(d, regsize)
+        except TraceError as e:
+            raise TraceError("frame %d: %s" % (self.index, e))
+        for kind, i, a, b in blocks:
+            if kind == "R":
                 if self.regs is None:
                     self.regs = d[i + 1:i + 1 + regsize]
-                i += 1 + regsize
-            elif t == 0x4d:                     # 'M'
-                addr, ln = struct.unpack_from("<QH", d, i + 1)
-                self.mem.append((addr, d[i + 11:i + 11 + ln]))
-                i += 11 + ln
-            elif t == 0x56:                     # 'V'
-                num, val = struct.unpack_from("<iq", d, i + 1)
-                self.tsv[num] = val             # the last one wins
-                i += 13
+            elif kind == "M":
+                self.mem.append((a, d[i + 11:i + 11 + b]))
             else:
-                raise TraceError("frame %d: unknown block type %r at byte %d"
-                                 % (self.index, chr(t), i))
+                self.tsv[a] = b                 # the last one wins
         self._parsed = True
 
     def read(self, addr, size):

@@ -15,12 +15,15 @@ with every kernel), and gtp: dynamic tracepoint on gtp_test_function with
 a false condition, with a true condition collecting the paper's
 expression, and with a false condition that reads a module global (one
 memory read per hit), each with the JIT and with the interpreter (jit=0), and the
-static tracepoint gtp_test:gtp_test_event with a false condition.
+static tracepoint gtp_test:gtp_test_event with a false condition.  The true
+case runs once more with gtp-ctl stream attached (the live consumer polls
+/proc/gtp_stream and writes CTF): the probe path must not notice it.
 """
 import os
+import subprocess
 import sys
 
-from guestlib import gdb_case, loop as _loop, reload_gtp, write
+from guestlib import REPO, gdb_case, loop as _loop, reload_gtp, write
 
 TRACING = "/sys/kernel/tracing"
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
@@ -56,6 +59,19 @@ def ftrace_case(filt):
         write(TRACING + "/kprobe_events", "")
 
 
+def streamed_case():
+    """The true case with the live consumer attached the whole time."""
+    ctl = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
+    p = subprocess.Popen([ctl, "stream", "--ctf", "/tmp/gtp-bench-ctf", "--force",
+                          "--until-stop", "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    c, fr = dynamic_case(COND_TRUE, EXPR)
+    out = p.communicate(timeout=600)[0].decode()
+    if p.returncode:
+        raise SystemExit("gtp-ctl stream failed:\n%s" % out)
+    return c, out.strip().splitlines()[-1].split(" events")[0].split()[-1]
+
+
 def main():
     rows = []
     base = loop()  # warm up caches, then measure
@@ -79,6 +95,9 @@ def main():
         rows.append(("gtp dynamic, false condition (%s)" % label, c, fr))
         c, fr = dynamic_case(COND_TRUE, EXPR)
         rows.append(("gtp dynamic, true condition + collect (%s)" % label, c, fr))
+        if label == "jit":
+            c, fr = streamed_case()
+            rows.append(("gtp dynamic, true + collect, streaming (jit)", c, fr))
         # one memory read per hit: the page-table check of every user read
         c, fr = dynamic_case(COND_MEM, None)
         rows.append(("gtp dynamic, false, reads a global (%s)" % label, c, fr))

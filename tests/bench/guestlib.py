@@ -62,7 +62,7 @@ def gdb_case(n, setup):
     out = subprocess.run(["gdb", "-nx", "-q", "-batch", "-x", script],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL).stdout.decode(errors="replace")
-    frames = re.search(r"Collected (\d+) trace frames", out)
+    frames = re.search(r"(?:Collected|Buffer contains) (\d+) trace frames", out)
     if not frames:
         return None, out
     with open("/tmp/gtp_bench_out") as f:

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl/stream_defs.py - what /proc/gtp_stream says: its records and
+the DEFS text that starts each run.
+
+The proc file (module/stream.c; the format is in module/core/stream.h) is
+a byte stream of records (DEFS, PACKET, END), each a struct
+gtp_stream_rec header and its payload.  A DEFS record's payload is text:
+the run, its clock, CPUs, buffer, trace state variables, tracepoints and
+$_sdata field names.  A PACKET's payload is one ring sub-buffer of one
+CPU: ring records, each holding one gdb trace-file frame.
+"""
+import errno
+import os
+import struct
+
+from .trace import Trace, TraceError
+
+DEFAULT_STREAM = "/proc/gtp_stream"
+REC = struct.Struct("<IHHIIQQQQ")       # struct gtp_stream_rec
+MAGIC = 0x53505447                      # "GTPS"
+DEFS, PACKET, END = 1, 2, 3
+FORMAT_VERSION = 1
+RING_REC = struct.Struct("<QII")        # struct ring_record: ts, len, type
+RING_DATA = 1
+FRAME_HEAD = struct.Struct("<hI")       # tracepoint number, size of the blocks
+REGSIZE = 164                           # gdb's amd64 'g' block
+
+
+def open_stream(path):
+    """A non-blocking descriptor of the proc file, or TraceError saying
+    why not."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENOENT:
+            raise TraceError("gtp.ko is not loaded or too old (no %s)" % path)
+        if e.errno == errno.EBUSY:
+            raise TraceError("another consumer has %s open" % path)
+        if e.errno in (errno.EPERM, errno.EACCES):
+            raise TraceError("%s: permission denied (needs root: CAP_SYS_ADMIN; "
+                             "refused under kernel lockdown)" % path)
+        raise TraceError("cannot open %s: %s" % (path, e.strerror))
+
+
+class Defs:
+    """A DEFS record: the run's clock, CPUs, buffer, trace state variables,
+    tracepoints (a trace.Trace without frames) and $_sdata field names."""
+
+    def __init__(self, text, origin):
+        self.run = self.cpus = self.clock = None
+        self.buffer = {}
+        self.trace = Trace(origin)
+        self.sdata = {}               # tracepoint number -> [(name, size, signed)]
+        for line in text.splitlines():
+            try:
+                self._line(line)
+            except (ValueError, IndexError):
+                raise TraceError("%s: malformed DEFS line %r" % (origin, line))
+        if self.clock is None or self.cpus is None or self.run is None:
+            raise TraceError("%s: a DEFS record without its run, clock or cpus line" % origin)
+
+    def _line(self, line):
+        kind, _, rest = line.partition(" ")
+        if kind == "gtp-stream" and int(rest) != FORMAT_VERSION:
+            raise TraceError("stream format %s; this gtp-ctl reads %d (update gtp-ctl)"
+                             % (rest, FORMAT_VERSION))
+        if kind == "run":
+            self.run = int(rest)
+        elif kind == "clock":
+            self.clock = _key_values(rest)
+            if self.clock.get("tsc_khz", 0) <= 0 or "tsc" not in self.clock \
+                    or "real_ns" not in self.clock:
+                raise ValueError(line)
+        elif kind == "cpus":
+            self.cpus = int(rest)
+        elif kind == "buffer":
+            self.buffer = _key_values(rest)
+        elif kind == "tsv":
+            self.trace.add_tsv(rest)
+        elif kind == "tp":
+            self.trace.add_piece(rest)
+        elif kind == "sdata":
+            num, *fields = rest.split()
+            out = []
+            for f in fields:
+                name, size, sign = f.split(":")
+                out.append((name, int(size), sign == "s"))
+            self.sdata[int(num, 16)] = out
+
+
+def _key_values(text):
+    """"a=1 b=2" -> {"a": 1, "b": 2}"""
+    return {k: int(v) for k, _, v in (f.partition("=") for f in text.split())}

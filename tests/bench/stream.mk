@@ -1,0 +1,5 @@
+# Streaming throughput: events/s gtp-ctl stream sustains (wall clock, -smp 2).
+BENCH_TARGETS += bench-stream
+.PHONY: bench-stream
+bench-stream: modules
+	tests/vm/run -- python3 tests/bench/stream_bench.py

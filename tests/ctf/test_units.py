@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Host unit tests of gtp-ctl's CTF writer (gtpctl/ctf.py) and of the
+frame -> event conversion of `gtp-ctl stream` (gtpctl/stream_ctf.py).
+
+Traces are built from constructed events and from a constructed
+/proc/gtp_stream record stream (DEFS, PACKETs of ring records holding gdb
+trace-file frames, END), then read back with this host's babeltrace2,
+which must show every value exactly, the lost frames as discarded events,
+and two hosts' traces on one time axis.  The babeltrace2 parts are
+skipped (not failed) where it is not installed.
+
+    python3 tests/ctf/test_units.py
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+from fractions import Fraction
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+from gtpctl import ctf, stream_ctf, streamer  # noqa: E402
+
+BABELTRACE = shutil.which("babeltrace2")
+LINE = re.compile(r"^\[(\d+)\] (\S+) (\S+): \{ cpu_id = (\d+) \}, \{ ?(.*?) ?\}$")
+FIELD = re.compile(r"(\w+) = (\[ \]|\[ .*? \]|-?(?:0x[0-9A-F]+|\d+))(?:, |$)")
+
+
+def babeltrace(*dirs):
+    """[(cycles, host, event name, cpu, {field: int or [int]})], stderr"""
+    if not BABELTRACE:
+        raise unittest.SkipTest("no babeltrace2 on this host")
+    p = subprocess.run([BABELTRACE, "--clock-cycles", "--no-delta", *dirs],
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise AssertionError("babeltrace2 failed: " + p.stderr[-2000:])
+    out = []
+    for line in p.stdout.splitlines():
+        m = LINE.match(line)
+        assert m, line
+        fields = {}
+        for name, val in FIELD.findall(m.group(5)):
+            if val.startswith("["):
+                val = [int(v, 0) for v in re.findall(r"\] = (-?(?:0x[0-9A-F]+|\d+))", val)]
+            else:
+                val = int(val, 0)
+            fields[name] = val
+        out.append((int(m.group(1)), m.group(2), m.group(3), int(m.group(4)), fields))
+    return out, p.stderr
+
+
+def seconds(*dirs):
+    """babeltrace2's nanoseconds since the epoch of each event, in order."""
+    p = subprocess.run([BABELTRACE, "--clock-seconds", *dirs], capture_output=True,
+                       text=True, check=True)
+    return [int(line[1:line.index("]")].replace(".", "")) for line in p.stdout.splitlines()]
+
+
+class Dir:
+    def __enter__(self):
+        self.path = tempfile.mkdtemp(prefix="gtp-ctf-")
+        return self.path
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+# -- ctf.py alone ------------------------------------------------------------
+
+class TestNames(unittest.TestCase):
+    def test_identifiers(self):
+        self.assertEqual(ctf.identifier("counter1"), "counter1")
+        self.assertEqual(ctf.identifier("int"), "_int")          # shown as int
+        self.assertEqual(ctf.identifier("_sdata"), "__sdata")    # shown as _sdata
+        self.assertEqual(ctf.identifier("9lives"), "_9lives")
+        self.assertEqual(ctf.identifier("a->b.c"), "a__b_c")
+        self.assertEqual(ctf.identifier("uint64_t"), "_uint64_t")
+
+    def test_unique_field_names(self):
+        ec = ctf.EventClass(0, "e", [ctf.Field("v"), ctf.Field("v"), ctf.Field("v_2")])
+        self.assertEqual([f.name for f in ec.fields], ["v", "v_2", "v_2_2"])
+
+
+class TestClock(unittest.TestCase):
+    def test_offset_is_cycle_zero(self):
+        # ns_since_epoch(ts) = R + (ts - T) * 1e6 / K
+        K, T, R = 2893123, 5 * 10**12, 1760000000123456789
+        c = ctf.Clock.from_sample("gtp_tsc", K * 1000, T, R)
+        self.assertTrue(0 <= c.offset < c.freq and c.offset_s > 0)
+        exact = Fraction(c.offset_s * 10**9) + Fraction(c.offset * 10**9, c.freq)
+        self.assertLess(abs(exact - (R - Fraction(T * 10**6, K))), 1)
+        for ts in (T, T + 1, T + 10**9):
+            self.assertLessEqual(abs(c.ns(ts) - (R + Fraction((ts - T) * 10**6, K))), 2)
+
+    def test_never_negative_offset(self):
+        c = ctf.Clock.from_sample("c", 10**9, 10, 0)     # cycle 0 is 10 ns before the epoch
+        self.assertEqual((c.offset_s, c.offset), (-1, 10**9 - 10))
+
+
+class TestWriter(unittest.TestCase):
+    FIELDS = [ctf.Field("u8", 8), ctf.Field("s8", 8, True), ctf.Field("u16", 16),
+              ctf.Field("s16", 16, True), ctf.Field("u32", 32, hex=True),
+              ctf.Field("s32", 32, True), ctf.Field("u64", 64), ctf.Field("s64", 64, True),
+              ctf.Field("int", 32, True), ctf.Field("n", 16),
+              ctf.Field("words", 64, hex=True, seq=True)]
+    VALUES = [(255, -128, 65535, -32768, 0xdeadbeef, -2**31, 2**64 - 1, -2**63, 7, 2,
+               struct.pack("<2Q", 1, 2**64 - 1)),
+              (0, 1, 2, 3, 4, 5, 6, 7, -7, 0, b"")]
+
+    def test_round_trip(self):
+        with Dir() as d:
+            clock = ctf.Clock.from_sample("gtp_tsc", 10**9, 1000, 1700000000 * 10**9)
+            tr = ctf.Trace(d, clock, {"hostname": "unit", "gtp_run": 3})
+            ec = tr.event_class("tp1_all", self.FIELDS)
+            empty = tr.event_class("tp2", [])
+            ev = (ec.pack(1000, self.VALUES[0], (2,)) + empty.pack(1001, ())
+                  + ec.pack(1002, self.VALUES[1], (0,)))
+            tr.stream(1).packet(1000, 1002, ev, 0)
+            tr.stream(1).packet(2000, 2000, ec.pack(2000, self.VALUES[1], (0,)), 5)
+            tr.close()
+            with open(os.path.join(d, "metadata")) as f:
+                self.assertTrue(f.read().startswith("/* CTF 1.8 */"))
+            got, err = babeltrace(d)
+        names = [f.name.lstrip("_") if f.name == "_int" else f.name for f in ec.fields]
+        want = []
+        for vals in self.VALUES:
+            vals = list(vals[:-1]) + [list(struct.unpack("<%dQ" % (len(vals[-1]) // 8), vals[-1]))]
+            want.append(dict(zip(names, vals)))
+        self.assertEqual([(g[0], g[2], g[3]) for g in got],
+                         [(1000, "tp1_all", 1), (1001, "tp2", 1), (1002, "tp1_all", 1),
+                          (2000, "tp1_all", 1)])
+        self.assertEqual(got[0][4], want[0])
+        self.assertEqual(got[1][4], {})
+        self.assertEqual(got[2][4], want[1])
+        self.assertIn("discarded 5 events", err)
+
+
+# -- frames through streamer ---------------------------------------------------
+
+A1, A2, A3 = 0xffffffffc0a01000, 0xffffffffc0a02040, 0xffffffff81355a10
+JIFFIES = 0xffffffff82005000
+KHZ, TSC, REAL = 2893123, 5 * 10**12, 1760000000123456789
+
+
+def _hex(text):
+    return text.encode().hex()
+
+
+def _z(num, addr, kind, text):
+    return "tp Z%x:%x:%s:0:%x:%s" % (num, addr, kind, len(text), _hex(text))
+
+
+def defs_record(run=1, tsc=TSC, khz=KHZ, real=REAL):
+    """A DEFS record: gdb's `trace gtp_test_function` / `teval $v =
+    2*counter1+3*counter2` / `collect $v, $regs`, a static tracepoint
+    with `collect $_sdata`, and `trace vfs_read` / `collect jiffies,
+    $rsp[0]@3, $kstack`."""
+    lines = ["gtp-stream 1", "run %d" % run,
+             "clock tsc_khz=%d tsc=%d real_ns=%d mono_ns=1" % (khz, tsc, real),
+             "cpus 2", "buffer size=1048576 subbuf=65536 circular=0",
+             "tsv 1:0:0:%s" % _hex("v"),
+             "tp T1:%x:E:0:0" % A1, "tp A1:%x:R1ffffff" % A1,
+             "tp A1:%x:X00000004,2c000127" % A1,
+             _z(1, A1, "at", "gtp_test_function"),
+             _z(1, A1, "cmd", "teval $v = 2*counter1+3*counter2"),
+             _z(1, A1, "cmd", "collect $v, $regs"),
+             "tp T2:%x:E:0:0:S" % A2, "tp A2:%x:L" % A2, _z(2, A2, "at", "*0x%x" % A2),
+             _z(2, A2, "cmd", "collect $_sdata"),
+             "tp T3:%x:E:0:0" % A3, "tp A3:%x:M-1,%x,8" % (A3, JIFFIES),
+             "tp A3:%x:M7,0,18" % A3, _z(3, A3, "at", "vfs_read"),
+             _z(3, A3, "cmd", "collect jiffies, $rsp[0]@3, $kstack"),
+             "sdata 2 counter1:4:s counter2:4:s"]
+    text = ("\n".join(lines) + "\n").encode()
+    return record(1, 0, run, text + b"\0" * (-len(text) % 8), tsb=tsc - 500)
+
+
+def record(typ, cpu, run, payload=b"", tsb=0, tse=0, seq=0, lost=0):
+    return struct.pack("<IHHIIQQQQ", 0x53505447, typ, cpu, len(payload), run,
+                       tsb, tse, seq, lost) + payload
+
+
+def packet(cpu, frames, seq, lost, run=1):
+    """frames: [(ts, tpnum, blocks)] -> a PACKET record of ring records."""
+    body = b""
+    for ts, tp, blocks in frames:
+        fr = struct.pack("<hI", tp, len(blocks)) + blocks
+        r = struct.pack("<QII", ts, len(fr), 1) + fr
+        body += r + b"\0" * (-len(r) % 8)
+    return record(2, cpu, run, body, frames[0][0], frames[-1][0], seq, lost)
+
+
+REGS = [0x1000 + i for i in range(17)] + [0x200 + i for i in range(7)]
+REG_NAMES = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10",
+             "r11", "r12", "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es",
+             "fs", "gs"]
+
+
+def tp1(c1, c2):
+    regs = list(REGS)
+    regs[5], regs[4] = c1 & (2**64 - 1), c2 & (2**64 - 1)
+    v = 2 * c1 + 3 * c2
+    blocks = b"R" + struct.pack("<17Q7I", *regs) + b"V" + struct.pack("<iq", 1, v)
+    return blocks, dict(zip(REG_NAMES, regs), v=v)
+
+
+def tp2(c1, c2):
+    words = [(0xdead << 32) | (c1 & 0xffffffff), (0xbeef << 32) | (c2 & 0xffffffff)]
+    data = struct.pack("<QII2Q", A2, 2, 0, *words)
+    return (b"M" + struct.pack("<QH", 0xfffffffffffff000, len(data)) + data,
+            {"counter1": c1, "counter2": c2})
+
+
+def tp3(jiffies, sp, stack, kstack):
+    blocks = (b"M" + struct.pack("<QHq", JIFFIES, 8, jiffies)
+              + b"M" + struct.pack("<QH", sp, len(stack)) + stack
+              + b"M" + struct.pack("<QH", 0x4b53544b00000000, 8 * len(kstack))
+              + struct.pack("<%dQ" % len(kstack), *kstack))
+    return blocks, {"jiffies_addr": JIFFIES, "jiffies": jiffies, "mem0_addr": sp,
+                    "mem0_len": len(stack), "mem0": list(stack),
+                    "kstack_len": len(kstack), "kstack": list(kstack)}
+
+
+def stream_events():
+    """(record stream bytes, [(ts, cpu, event name, fields)]) of one run:
+    cpu 0 lost 4 frames before its first packet, cpu 1 two after its last."""
+    want, pk = [], {0: [], 1: []}
+    shapes = [tp1(5, -7), tp2(-3, 2**31 - 1), tp3(-1, 0xffffc90000001230, b"\x01\x02\x03",
+                                                  [0xffffffff81000010, 0xffffffff81000020]),
+              tp1(-2**31, 1), tp3(2**62, 0xffffc90000004560, b"\xff\xfe\xfd", [0xffffffff81abcdef])]
+    names = ["tp1_gtp_test_function", "tp2", "tp3_vfs_read", "tp1_gtp_test_function",
+             "tp3_vfs_read"]
+    for k, ((blocks, fields), name) in enumerate(zip(shapes, names)):
+        cpu, ts = k % 2, TSC + 1000 + 10 * k
+        pk[cpu].append((ts, (1, 2, 3, 1, 3)[k], blocks))
+        want.append((ts, cpu, name, fields))
+    data = (defs_record()
+            + packet(0, pk[0][:2], 0, 4) + packet(1, pk[1], 0, 0)
+            + packet(0, pk[0][2:], 1, 4)
+            + record(3, 0, 1, lost=4) + record(3, 1, 1, lost=2))
+    return data, want
+
+
+def convert(data, out, hostname="unit", chunk=7):
+    """Feed the record stream in small reads (records split anywhere)."""
+    st = streamer.Streamer(out, "test", True, stream_ctf.Host(hostname))
+    for i in range(0, len(data), chunk):
+        st.feed(data[i:i + chunk])
+    st.close()
+    return st
+
+
+class TestStream(unittest.TestCase):
+    def test_frames_round_trip(self):
+        data, want = stream_events()
+        with Dir() as d:
+            st = convert(data, d)
+            self.assertTrue(st.done)
+            self.assertEqual((st.events(), st.lost_per_cpu()), (5, {0: 4, 1: 2}))
+            got, err = babeltrace(d)
+        self.assertEqual([(g[0], g[3], g[2]) for g in got], [w[:3] for w in want])
+        for g, w in zip(got, want):
+            self.assertEqual(g[4], w[3], w[2])
+        self.assertIn("discarded 4 events", err)       # before cpu 0's first packet
+        self.assertIn("discarded 2 events", err)       # after cpu 1's last packet
+
+    def test_two_hosts_one_time_axis(self):
+        """Host B's TSC runs at another rate from another base; its events
+        fall between host A's in real time (A's are 3.5 ns apart from
+        R + 345 ns, B's 3 ns apart from R + 347 ns)."""
+        a, _ = stream_events()
+        khz_b, tsc_b = 3400000, 77 * 10**9
+        b = (defs_record(tsc=tsc_b, khz=khz_b, real=REAL + 5)
+             + packet(0, [(tsc_b + (342 + 3 * k) * 34 // 10, 1, tp1(k, k)[0])
+                          for k in range(5)], 0, 0)
+             + record(3, 0, 1) + record(3, 1, 1))
+        with Dir() as d:
+            da, db = os.path.join(d, "a"), os.path.join(d, "b")
+            convert(a, da, "hostA")
+            convert(b, db, "hostB")
+            got, _ = babeltrace(da, db)
+            ns = seconds(da, db)
+        self.assertEqual(ns, sorted(ns))
+        hosts = "".join(g[1][-1] for g in got)
+        self.assertEqual(hosts.count("A"), 5)
+        self.assertEqual(hosts.count("B"), 5)
+        self.assertNotIn(hosts, ("AAAAABBBBB", "BBBBBAAAAA"))      # interleaved
+        # each event where its clock sample puts it, to 2 ns
+        for (cyc, host, *_), n in zip(got, ns):
+            k, t, r = (KHZ, TSC, REAL) if host == "hostA" else (khz_b, tsc_b, REAL + 5)
+            self.assertLessEqual(abs(n - (r + Fraction((cyc - t) * 10**6, k))), 2)
+
+    def test_split_record_bookkeeping(self):
+        data, _ = stream_events()
+        with Dir() as d:
+            st = streamer.Streamer(d, "test", True, stream_ctf.Host("unit"))
+            st.feed(data[:30])
+            self.assertEqual(st.missing(), 18)
+            st.feed(data[30:48])
+            n = st.missing()
+            st.feed(data[48:48 + n])
+            self.assertEqual(st.missing(), 0)
+            st.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

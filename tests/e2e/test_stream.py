@@ -1,0 +1,283 @@
+"""Tracing without stopping (issue 13): gtp-ctl stream takes sub-buffers
+from /proc/gtp_stream while the probes keep writing and writes CTF that
+Debian's babeltrace2 reads.  Every expected value is what the Fig. 11
+loop passes (call k: counter1 = k, counter2 = k - 1, so 2*counter1 +
+3*counter2 = 5k - 3), never the streamer's own output.
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+
+from gtplib import (GTP_CTL, ctl, ctl_session as session, expect, expect_not,
+                    leaves_target_clean, reset_target)
+
+OUT = "/tmp/gtp-stream-tests"
+PACE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pace.py")
+
+# the Fig. 11 value as a trace state variable, so it is a named CTF field
+FIG11_V = """tvariable $v
+trace gtp_test_function
+actions
+teval $v = 2*counter1+3*counter2
+collect $v
+end
+"""
+
+
+def _dir(name):
+    d = os.path.join(OUT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(OUT, exist_ok=True)
+    return d
+
+
+def _wait_open(pid):
+    """Until process pid has /proc/gtp_stream open."""
+    fds = "/proc/%d/fd" % pid
+    for _ in range(600):
+        for fd in os.listdir(fds):
+            try:
+                if os.readlink(os.path.join(fds, fd)) == "/proc/gtp_stream":
+                    return
+            except OSError:
+                pass
+        time.sleep(0.1)
+    raise AssertionError("gtp-ctl stream never opened /proc/gtp_stream")
+
+
+def _streamer(d, *extra):
+    """gtp-ctl stream into d, attached before the trace starts (a consumer
+    takes the run going on when it opens, or the next one)."""
+    p = subprocess.Popen([GTP_CTL, "stream", "--ctf", d] + list(extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL)
+    _wait_open(p.pid)
+    return p
+
+
+def _finish(p, timeout=300):
+    """The streamer's exit: (events, lost) from its summary line."""
+    so, se = p.communicate(timeout=timeout)
+    so, se = so.decode(), se.decode()
+    assert p.returncode == 0, (p.returncode, so, se)
+    m = expect(so, r"^streamed (\d+) events \(\d+ bytes\) from \d+ CPU\(s\) to .*; (\d+) lost")
+    return int(m.group(1)), int(m.group(2)), so
+
+
+def _babeltrace(*dirs, args=()):
+    """babeltrace2's text of the traces: (stdout, events, discarded)."""
+    p = subprocess.run(["babeltrace2"] + list(args) + list(dirs), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600)
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0, out[-3000:]
+    discarded = sum(int(n) for n in re.findall(r"discarded (\d+) events?", out))
+    return out, discarded
+
+
+def _left(out):
+    """Frames gdb's tstatus says the buffer holds after tstop."""
+    return int(expect(out, r"(?:Collected|Buffer contains) (\d+) trace frames").group(1))
+
+
+def _seconds(out):
+    """Event times of babeltrace2's default output, in ns, in output order."""
+    return [int(s) * 10**9 + int(ns) for s, ns in
+            re.findall(r"^\[(\d+)\.(\d{9})\]", out, re.M)]
+
+
+def _field(out, name):
+    return [int(v) for v in re.findall(r"\b%s = (-?\d+)" % name, out)]
+
+
+@leaves_target_clean
+def test_stream_paced_no_drops():
+    """200 000 hits through a buffer 15x too small to hold them, at a pace
+    the consumer keeps up with: nothing lost, every value in order."""
+    reset_target()
+    d = _dir("paced")
+    p = _streamer(d, "--until-stop")
+    out = session("set trace-buffer-size 800000\n" + FIG11_V + """tstart
+shell %s 1000 200 20
+tstop
+tstatus
+""" % PACE)
+    events, lost, so = _finish(p)
+    assert (events, lost) == (200000, 0), so
+    expect(out, r"Trace buffer has \d+ bytes of 524288 bytes free")
+    bt, discarded = _babeltrace(d)
+    assert discarded == 0, bt[-2000:]
+    assert _field(bt, "v") == [5 * k - 3 for k in range(1, 1001)] * 200
+    # once drained, the consumer has taken everything: gdb sees no frame
+    rc, so, se = ctl("status")
+    assert rc == 0, se
+    expect(so, r"^frames: 0 in the buffer, 200000 created")
+
+
+@leaves_target_clean
+def test_stream_burst_counts_drops():
+    """One burst of 200 000 calls: whatever the consumer could not take in
+    time is counted, per CPU and in the CTF packets, never lost silently."""
+    reset_target()
+    d = _dir("burst")
+    p = _streamer(d, "--until-stop")
+    session("set trace-buffer-size 800000\n" + FIG11_V + """tstart
+shell echo 200000 > /proc/gtp_test
+tstop
+""")
+    events, lost, so = _finish(p)
+    assert events + lost == 200000, so
+    bt, discarded = _babeltrace(d)
+    vals = _field(bt, "v")
+    assert len(vals) == events and discarded == lost, (len(vals), discarded, so)
+    # what was kept is in call order, with no value that was never passed
+    ks = [(v + 3) // 5 for v in vals]
+    assert all(5 * k - 3 == v for k, v in zip(ks, vals))
+    assert ks == sorted(ks) and len(set(ks)) == len(ks)
+
+
+@leaves_target_clean
+def test_stream_static_fields():
+    """A static tracepoint's $_sdata becomes the event's own fields."""
+    reset_target()
+    d = _dir("static")
+    p = _streamer(d, "--until-stop")
+    session("""gtp-strace gtp_test:gtp_test_event
+actions
+collect $_sdata
+end
+tstart
+shell echo 5 > /proc/gtp_test
+tstop
+""")
+    events, lost, so = _finish(p)
+    assert (events, lost) == (5, 0), so
+    bt, _ = _babeltrace(d)
+    assert _field(bt, "counter1") == [1, 2, 3, 4, 5], bt
+    assert _field(bt, "counter2") == [0, 1, 2, 3, 4], bt
+
+
+@leaves_target_clean
+def test_stream_two_cpus_one_timeline():
+    """Both CPUs writing at once: one trace, in time order across CPUs,
+    each CPU's calls complete and in order."""
+    reset_target()
+    d = _dir("cpus")
+    p = _streamer(d, "--until-stop")
+    session(FIG11_V + """tstart
+shell taskset -c 0 sh -c 'echo 20000 > /proc/gtp_test' & taskset -c 1 sh -c 'echo 20000 > /proc/gtp_test' & wait
+tstop
+""")
+    events, lost, so = _finish(p)
+    assert (events, lost) == (40000, 0), so
+    # babeltrace2 merges the CPUs by nanoseconds; cycles order each CPU
+    bt, _ = _babeltrace(d, args=("--clock-seconds",))
+    ts = _seconds(bt)
+    assert len(ts) == 40000 and ts == sorted(ts)
+    bt, _ = _babeltrace(d, args=("--clock-cycles",))
+    per_cpu = {}
+    for t, cpu, v in re.findall(r"^\[(\d+)\].*?cpu_id = (\d+) \}.*?\bv = (-?\d+)", bt, re.M):
+        per_cpu.setdefault(int(cpu), []).append((int(t), int(v)))
+    assert sorted(per_cpu) == [0, 1], sorted(per_cpu)
+    for cpu, tv in per_cpu.items():
+        assert [v for _, v in tv] == [5 * k - 3 for k in range(1, 20001)], cpu
+        assert [t for t, _ in tv] == sorted(t for t, _ in tv), cpu
+
+
+@leaves_target_clean
+def test_stream_two_machines_one_axis():
+    """Streams from two machines (here: two host names, one after the
+    other) open together in babeltrace2 on one time axis."""
+    old = socket.gethostname()
+    dirs = []
+    try:
+        for host in ("box-a", "box-b"):
+            reset_target()
+            socket.sethostname(host)
+            d = _dir(host)
+            p = _streamer(d, "--until-stop")
+            session(FIG11_V + "tstart\nshell echo 3 > /proc/gtp_test\ntstop\n")
+            assert _finish(p)[:2] == (3, 0)
+            dirs.append(d)
+    finally:
+        socket.sethostname(old)
+    bt, _ = _babeltrace(*dirs, args=("--clock-seconds",))
+    hosts = re.findall(r"\b(box-[ab])\b", bt)
+    assert hosts == ["box-a"] * 3 + ["box-b"] * 3, bt
+    ts = _seconds(bt)
+    assert len(ts) == 6 and ts == sorted(ts), bt
+    for d in dirs:
+        meta = open(os.path.join(d, "metadata")).read()
+        expect(meta, r'kernel_release = "%s"' % re.escape(os.uname().release))
+
+
+@leaves_target_clean
+def test_stream_leaves_the_rest_to_gdb():
+    """A consumer that ends while the trace runs (--duration) takes only
+    complete sub-buffers: gdb's tfind after tstop sees the rest."""
+    reset_target()
+    d = _dir("duration")
+    log = os.path.join(OUT, "duration.out")
+    out = session(FIG11_V + """tstart
+shell %s stream --ctf %s --duration 3 > %s 2>&1 &
+shell echo 30000 > /proc/gtp_test
+shell sleep 8
+shell echo 2000 > /proc/gtp_test
+tstop
+tstatus
+tfind start
+tdump
+""" % (GTP_CTL, d, log))
+    so = open(log).read()
+    m = expect(so, r"^streamed (\d+) events \(\d+ bytes\) from \d+ CPU\(s\) to .*; (\d+) lost")
+    events, lost = int(m.group(1)), int(m.group(2))
+    left = _left(out)
+    assert lost == 0 and events > 0 and left > 0, (so, out)
+    assert events + left == 32000, (events, left)
+    # the first frame gdb sees is the call after the last one streamed
+    bt, _ = _babeltrace(d)
+    last = _field(bt, "v")[-1]
+    assert int(expect(out, r"^\$v = (-?\d+)$").group(1)) == last + 5, out
+
+
+@leaves_target_clean
+def test_stream_refusals():
+    """One consumer at a time, and never into a directory that has data."""
+    reset_target()
+    d = _dir("busy")
+    p = _streamer(d, "--duration", "30")
+    try:
+        d2 = _dir("second")
+        q = subprocess.run([GTP_CTL, "stream", "--ctf", d2, "--duration", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        assert q.returncode == 1, q
+        expect(q.stderr.decode(), r"another consumer")
+    finally:
+        p.kill()
+        p.wait()
+    os.makedirs(os.path.join(OUT, "full"), exist_ok=True)
+    with open(os.path.join(OUT, "full", "x"), "w") as f:
+        f.write("data")
+    q = subprocess.run([GTP_CTL, "stream", "--ctf", os.path.join(OUT, "full")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert q.returncode == 1 and "not empty" in q.stderr.decode(), q
+
+
+@leaves_target_clean
+def test_tsave_ctf_opens_in_babeltrace():
+    """gdb's own `tsave -ctf` of a gtp trace: babeltrace2 reads it (one
+    "frame" event per frame, then its blocks; no time stamps)."""
+    reset_target()
+    d = _dir("tsave")
+    out = session(FIG11_V + """tstart
+shell echo 5 > /proc/gtp_test
+tstop
+tsave -ctf %s
+""" % d)
+    expect_not(out, r"error|Error")
+    bt, _ = _babeltrace(d)
+    assert len(re.findall(r"\bframe: \{ tpnum = 1 \}", bt)) == 5, bt
+    assert [int(v, 16) for v in re.findall(r"\btsv: .*?val = 0x([0-9A-F]+)", bt)] == \
+        [2, 7, 12, 17, 22], bt
