@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Run gtp's guest end-to-end tests (inside the guest, see tests/vm/run).
 
-    python3 tests/e2e/run.py [SUBSTRING...]
+    python3 tests/e2e/run.py [SUBSTRING...] [!SUBSTRING...]
 
 Runs every test_* function of tests/e2e/test_*.py in file order (only
-those whose "file::name" contains one of the SUBSTRINGs, if given), prints
+those whose "file::name" contains one of the SUBSTRINGs, if given, and
+none of the !SUBSTRINGs), prints
 TAP, checks the kernel log after each test for oopses and warnings, and
 ends with the line "N passed, N failed, N skipped".  A test that raises
 gtplib.Skip is reported as "ok N - name # SKIP reason".  Exit status as
@@ -23,6 +24,8 @@ import gtplib  # noqa: E402
 
 def collect(filters):
     tests = []
+    drop = [f[1:] for f in filters if f.startswith("!")]
+    filters = [f for f in filters if not f.startswith("!")]
     for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
         name = os.path.basename(path)[:-3]
         spec = importlib.util.spec_from_file_location(name, path)
@@ -33,7 +36,8 @@ def collect(filters):
         fns.sort(key=lambda kv: kv[1].__code__.co_firstlineno)
         for k, v in fns:
             full = "%s::%s" % (name, k)
-            if not filters or any(f in full for f in filters):
+            if (not filters or any(f in full for f in filters)) and \
+                    not any(f in full for f in drop):
                 tests.append((full, v))
     return tests
 
