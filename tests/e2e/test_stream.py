@@ -70,10 +70,11 @@ def _finish(p, timeout=300):
 def _babeltrace(*dirs, args=()):
     """babeltrace2's text of the traces: (stdout, events, discarded)."""
     p = subprocess.run(["babeltrace2"] + list(args) + list(dirs), stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600)
-    out = p.stdout.decode(errors="replace")
-    assert p.returncode == 0, out[-3000:]
-    discarded = sum(int(n) for n in re.findall(r"discarded (\d+) events?", out))
+                       stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=600)
+    # apart: the warnings (stderr) would land inside event lines (stdout)
+    out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    assert p.returncode == 0, (out[-3000:], err[-3000:])
+    discarded = sum(int(n) for n in re.findall(r"discarded (\d+) events?", err))
     return out, discarded
 
 
