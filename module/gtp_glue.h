@@ -10,6 +10,7 @@
 #define GTP_GLUE_H
 
 #include <linux/mutex.h>
+#include <linux/atomic.h>
 
 struct gtp_conn;
 struct gtp_tp;
@@ -31,6 +32,10 @@ struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
 void gtp_kstack_init(void);
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max);
+
+/* main.c: root, lockdown, one opener, module pinned: every proc file's open */
+int gtp_proc_claim(atomic_t *open_count);
+void gtp_proc_unclaim(atomic_t *open_count);
 
 /* stream.c: /proc/gtp_stream, the live consumer (core/stream.h) */
 int gtp_stream_file_init(void);

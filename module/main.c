@@ -77,23 +77,48 @@ static void gtp_update_hints(struct gtp_conn *gc)
 	WRITE_ONCE(gtp_room, rsp_out_has_room(&gc->rsp));
 }
 
+/**
+ * gtp_proc_claim() - what opening any gtp proc file takes first
+ * @open_count: that file's opener count (0 or 1)
+ *
+ * Root only; under lockdown refused as /proc/kcore and kprobe_events are;
+ * one opener at a time; the module pinned while open.  Undone by
+ * gtp_proc_unclaim().
+ *
+ * Return: 0, -EPERM, lockdown's error, -EBUSY or -ENODEV.
+ */
+int gtp_proc_claim(atomic_t *open_count)
+{
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = gtp_locked_down();
+	if (ret)
+		return ret;
+	if (atomic_cmpxchg(open_count, 0, 1))
+		return -EBUSY;
+	if (!try_module_get(THIS_MODULE)) {
+		atomic_set(open_count, 0);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void gtp_proc_unclaim(atomic_t *open_count)
+{
+	atomic_set(open_count, 0);
+	module_put(THIS_MODULE);
+}
+
 static int gtp_open(struct inode *inode, struct file *file)
 {
 	struct gtp_file *f;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	/* under lockdown, refused as /proc/kcore and kprobe_events are */
-	ret = gtp_locked_down();
+	ret = gtp_proc_claim(&gtp_open_count);
 	if (ret)
 		return ret;
-	if (atomic_cmpxchg(&gtp_open_count, 0, 1))
-		return -EBUSY;
-	if (!try_module_get(THIS_MODULE)) {
-		atomic_set(&gtp_open_count, 0);
-		return -ENODEV;
-	}
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
@@ -114,8 +139,7 @@ static int gtp_open(struct inode *inode, struct file *file)
 err_free:
 	kfree(f);
 err_put:
-	module_put(THIS_MODULE);
-	atomic_set(&gtp_open_count, 0);
+	gtp_proc_unclaim(&gtp_open_count);
 	return -ENOMEM;
 }
 
@@ -127,8 +151,7 @@ static int gtp_release(struct inode *inode, struct file *file)
 	gtp_conn_close(f->gc);
 	mutex_unlock(&gtp_mutex);
 	kfree(f);
-	atomic_set(&gtp_open_count, 0);
-	module_put(THIS_MODULE);
+	gtp_proc_unclaim(&gtp_open_count);
 	return 0;
 }
 

@@ -16,7 +16,6 @@
 
 #include <linux/module.h>
 #include <linux/proc_fs.h>
-#include <linux/capability.h>
 #include <linux/uaccess.h>
 
 #include "stream.h"
@@ -31,23 +30,14 @@ static int stream_file_open(struct inode *inode, struct file *file)
 	struct gtp_stream *s;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = gtp_locked_down();
+	ret = gtp_proc_claim(&stream_open_count);
 	if (ret)
 		return ret;
-	if (atomic_cmpxchg(&stream_open_count, 0, 1))
-		return -EBUSY;
-	if (!try_module_get(THIS_MODULE)) {
-		atomic_set(&stream_open_count, 0);
-		return -ENODEV;
-	}
 	mutex_lock(&gtp_mutex);
 	s = gtp_stream_open();
 	mutex_unlock(&gtp_mutex);
 	if (!s) {
-		module_put(THIS_MODULE);
-		atomic_set(&stream_open_count, 0);
+		gtp_proc_unclaim(&stream_open_count);
 		return -ENOMEM;
 	}
 	file->private_data = s;
@@ -59,8 +49,7 @@ static int stream_file_release(struct inode *inode, struct file *file)
 	mutex_lock(&gtp_mutex);
 	gtp_stream_close(file->private_data);
 	mutex_unlock(&gtp_mutex);
-	atomic_set(&stream_open_count, 0);
-	module_put(THIS_MODULE);
+	gtp_proc_unclaim(&stream_open_count);
 	return 0;
 }
 
