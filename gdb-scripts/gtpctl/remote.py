@@ -49,20 +49,28 @@ def add_target_argument(p):
                    help="the gtp device (default %(default)s)")
 
 
-def open_target(path=DEFAULT_TARGET):
-    """An O_RDWR descriptor of the target, or TraceError saying why not."""
+def open_proc(path, flags, busy, missing):
+    """os.open of one of gtp's proc files, or TraceError saying why not:
+    busy and missing are the texts for EBUSY and ENOENT ("%s": path)."""
     try:
-        return os.open(path, os.O_RDWR)
+        return os.open(path, flags)
     except OSError as e:
         if e.errno == errno.EBUSY:
-            raise TraceError("%s is busy: a gdb (or another gtp-ctl) has it open; "
-                             "detach it, or tsave in gdb and use -f FILE" % path)
+            raise TraceError(busy % path)
         if e.errno == errno.ENOENT:
-            raise TraceError("%s does not exist: is gtp.ko loaded?" % path)
+            raise TraceError(missing % path)
         if e.errno in (errno.EACCES, errno.EPERM):
             raise TraceError("%s: permission denied (needs root: CAP_SYS_ADMIN; "
                              "refused under kernel lockdown)" % path)
         raise TraceError("cannot open %s: %s" % (path, e.strerror))
+
+
+def open_target(path=DEFAULT_TARGET):
+    """An O_RDWR descriptor of the target, or TraceError saying why not."""
+    return open_proc(path, os.O_RDWR,
+                     "%s is busy: a gdb (or another gtp-ctl) has it open; "
+                     "detach it, or tsave in gdb and use -f FILE",
+                     "%s does not exist: is gtp.ko loaded?")
 
 
 class Remote:

@@ -9,10 +9,10 @@ the run, its clock, CPUs, buffer, trace state variables, tracepoints and
 $_sdata field names.  A PACKET's payload is one ring sub-buffer of one
 CPU: ring records, each holding one gdb trace-file frame.
 """
-import errno
 import os
 import struct
 
+from .remote import open_proc
 from .trace import Trace, TraceError
 
 DEFAULT_STREAM = "/proc/gtp_stream"
@@ -29,17 +29,9 @@ REGSIZE = 164                           # gdb's amd64 'g' block
 def open_stream(path):
     """A non-blocking descriptor of the proc file, or TraceError saying
     why not."""
-    try:
-        return os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as e:
-        if e.errno == errno.ENOENT:
-            raise TraceError("gtp.ko is not loaded or too old (no %s)" % path)
-        if e.errno == errno.EBUSY:
-            raise TraceError("another consumer has %s open" % path)
-        if e.errno in (errno.EPERM, errno.EACCES):
-            raise TraceError("%s: permission denied (needs root: CAP_SYS_ADMIN; "
-                             "refused under kernel lockdown)" % path)
-        raise TraceError("cannot open %s: %s" % (path, e.strerror))
+    return open_proc(path, os.O_RDONLY | os.O_NONBLOCK,
+                     "another consumer has %s open",
+                     "gtp.ko is not loaded or too old (no %s)")
 
 
 class Defs:
