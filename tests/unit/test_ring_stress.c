@@ -130,6 +130,16 @@ static void write_one(u32 ctx, int linger)
 	ring_commit(ring, &rc);
 }
 
+static bool any_nested(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_WRITERS; i++)
+		if (READ_ONCE(W[i].nested_mid))
+			return true;
+	return false;
+}
+
 static void on_signal(int sig)
 {
 	struct writer *w = me;
@@ -273,6 +283,7 @@ static void run(enum ring_mode mode)
 	struct sigaction sa1 = { .sa_handler = on_signal };
 	struct sigaction sa2 = { .sa_handler = on_signal };
 	struct timespec run_ts = { 0, RUN_MS * 1000000L };
+	struct timespec tick = { 0, 10 * 1000000L };
 	pthread_t reader, kicker;
 	struct ring_stats st;
 	u64 written = 0, dropped = 0, big = 0, nested = 0, handled = 0;
@@ -316,6 +327,12 @@ static void run(enum ring_mode mode)
 	assert_int_equal(pthread_create(&kicker, NULL, kicker_main, NULL), 0);
 
 	nanosleep(&run_ts, NULL);
+	/*
+	 * On a loaded machine the kicker's signals may all have landed
+	 * outside reservations so far: run on (up to 20 s) until one nested.
+	 */
+	for (i = 0; i < 2000 && !any_nested(); i++)
+		nanosleep(&tick, NULL);
 	/* overwrite mode: let the writers lap a paused reader at the end */
 	if (mode == RING_OVERWRITE)
 		reader_pause = 1;
