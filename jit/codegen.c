@@ -760,6 +760,34 @@ static void emit_back_jump(struct jit_ctx *ctx, u8 **pprog,
 	emit_jump_insn(ctx, pprog, -1, in->target);
 }
 
+/*
+ * A direct load (opt_direct_load): the host vouched that the address stays
+ * mapped, so no nofault copy and no call.  What ax_hook_read() would still
+ * refuse, it refuses too: a hit past its fault budget (ax.h) reads nothing,
+ * so
+ *
+ *   cmp dword [env + faults], AX_HIT_FAULTS_MAX; jae mem_error
+ *   mov/movsx/movzx slot, [addr]      (disp32, or through rcx)
+ */
+static void emit_direct_load(struct jit_ctx *ctx, u8 **pprog,
+			     const struct jit_insn *in)
+{
+	int r = dst_slot(in->depth, X86_RCX), size = in->ext / 8;
+	bool sx = in->flags & JF_SX;
+
+	emit_alu_mi32(pprog, X86_CMP, ctx->env, ENV_OFF(faults),
+		      AX_HIT_FAULTS_MAX);
+	emit_error_if(ctx, pprog, JCC_AE, AX_ERR_MEM, in);
+	if (is_simm32((s64)in->imm)) {
+		emit_load_abs(pprog, size, sx, r, (s32)in->imm);
+	} else {
+		emit_mov_imm(pprog, X86_RCX, in->imm);
+		emit_load(pprog, size, sx, r, X86_RCX, 0);
+	}
+	if (!slot_in_reg(in->depth))
+		put_slot(pprog, in->depth, r);
+}
+
 /* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
 static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 {
@@ -834,6 +862,9 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	case AX_TRACE: case AX_TRACE_QUICK: case AX_TRACENZ:
 	case AX_GETV: case AX_SETV: case AX_TRACEV:
 		emit_hook(ctx, pprog, in);
+		break;
+	case JIT_LOAD:
+		emit_direct_load(ctx, pprog, in);
 		break;
 	default:
 		return -EINVAL;

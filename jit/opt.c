@@ -25,8 +25,12 @@
  *   opt_cmp_branch  compare; log_not         -> inverted compare
  *                   compare; if_goto         -> cmp + jcc
  *
- * jit_optimize() runs them to a fixed point.
+ * jit_optimize() runs them to a fixed point, then opt_direct_load once:
+ *
+ *   opt_direct_load const A; refN            -> one load from A, when the
+ *                   host vouches that [A, A + N/8) stays mapped (host.h)
  */
+#include "host.h"
 #include "jit_internal.h"
 #include "x86_emit.h"	/* is_simm32(): what an x86 immediate holds */
 
@@ -490,6 +494,69 @@ int opt_cmp_branch(struct jit_ir *ir)
 }
 
 /**
+ * jit_unpin_all - release what gtp_host->jit_direct() pinned
+ * @pins: the pins (may be NULL), freed too
+ * @npins: how many
+ */
+void jit_unpin_all(void **pins, u32 npins)
+{
+	u32 i;
+
+	for (i = 0; i < npins; i++)
+		gtp_host->jit_unpin(pins[i]);
+	gtp_free(pins);
+}
+
+/*
+ * const A; ref8..64 -> JIT_LOAD from the host's address for A, when the
+ * host says the whole range stays readable while the image lives.  The
+ * load replaces the ref (its err_pc: the fault budget still applies, see
+ * codegen.c); the const goes.  Any pin the host took is kept in ir->pins
+ * (ax_jit_compile() hands them to the program, or releases them).  Runs
+ * once, last: the other passes know refs, not loads, and by now 'const;
+ * ext 32' (gdb's encoding of a module address) has folded into one const.
+ */
+int opt_direct_load(struct jit_ir *ir)
+{
+	const void *where;
+	void *pin;
+	int n = 0, p;
+	u32 i, size;
+
+	for (i = 0; i < ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		if (in->op < AX_REF8 || in->op > AX_REF64)
+			continue;
+		p = jit_prev(ir, i);
+		if (!is_const(ir, p))
+			continue;
+		size = 1U << (in->op - AX_REF8);
+		/* the range must not wrap (ax_hook_read() refuses that) */
+		if (ir->insn[p].imm + size - 1 < ir->insn[p].imm)
+			continue;
+		if (!ir->pins) {
+			ir->pins = gtp_zalloc(sizeof(*ir->pins) * ir->n);
+			if (!ir->pins)
+				return n;
+		}
+		pin = NULL;
+		where = gtp_host->jit_direct(ir->insn[p].imm, size, &pin);
+		if (!where)
+			continue;
+		if (pin)
+			ir->pins[ir->npins++] = pin;
+		kill(&ir->insn[p]);
+		in->op = JIT_LOAD;
+		in->ext = 8 * size;
+		in->imm = (u64)(unsigned long)where;
+		in->depth--;	/* before it: the const's depth */
+		n++;
+	}
+	return n;
+}
+
+/**
  * jit_optimize - run every pass until none rewrites anything
  * @ir: the IR, rewritten in place
  *
@@ -512,4 +579,5 @@ void jit_optimize(struct jit_ir *ir)
 		if (!n)
 			break;
 	}
+	opt_direct_load(ir);
 }

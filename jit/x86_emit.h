@@ -62,6 +62,7 @@ void emit_mov_rr(u8 **pprog, int dst, int src);
 void emit_mov_rr32(u8 **pprog, int dst, int src);
 void emit_mov_imm(u8 **pprog, int dst, u64 imm);
 void emit_load(u8 **pprog, int size, bool sx, int dst, int base, s32 off);
+void emit_load_abs(u8 **pprog, int size, bool sx, int dst, s32 addr);
 void emit_store(u8 **pprog, int size, int base, s32 off, int src);
 void emit_store_imm(u8 **pprog, int size, int base, s32 off, s32 imm);
 void emit_alu_rr(u8 **pprog, int alu, int dst, int src);
