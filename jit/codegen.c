@@ -788,6 +788,48 @@ static void emit_direct_load(struct jit_ctx *ctx, u8 **pprog,
 		put_slot(pprog, in->depth, r);
 }
 
+static void emit_const(u8 **pprog, const struct jit_insn *in)
+{
+	int l = dst_slot(in->depth, X86_RCX);
+
+	emit_mov_imm(pprog, l, in->imm);
+	if (!slot_in_reg(in->depth))
+		put_slot(pprog, in->depth, l);
+}
+
+/* The first live insn at or after @i, or ir->n. */
+static u32 live_from(const struct jit_ir *ir, u32 i)
+{
+	while (i < ir->n && ir->insn[i].op == JIT_NOP)
+		i++;
+	return i;
+}
+
+/*
+ * A forward goto to 'end' or to 'const; end' (gdb's join after '&&',
+ * '||', '?:') is emitted as that return itself, as compilers duplicate
+ * small tails: a forward jump charges no steps and these two insns have no
+ * side effect and no error, so running a copy of them is the same.
+ */
+static bool emit_tail_copy(struct jit_ctx *ctx, u8 **pprog, u32 t)
+{
+	const struct jit_ir *ir = ctx->ir;
+	u32 a = live_from(ir, t), b;
+
+	if (a < ir->n && ir->insn[a].op == AX_END) {
+		emit_end(ctx, pprog, &ir->insn[a]);
+		return true;
+	}
+	if (a >= ir->n || ir->insn[a].op != AX_CONST64)
+		return false;
+	b = live_from(ir, a + 1);
+	if (b >= ir->n || ir->insn[b].op != AX_END)
+		return false;
+	emit_const(pprog, &ir->insn[a]);
+	emit_end(ctx, pprog, &ir->insn[b]);
+	return true;
+}
+
 /* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
 static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 {
@@ -800,10 +842,7 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	case AX_POP:
 		break;
 	case AX_CONST64:
-		l = dst_slot(in->depth, X86_RCX);
-		emit_mov_imm(pprog, l, in->imm);
-		if (!slot_in_reg(in->depth))
-			put_slot(pprog, in->depth, l);
+		emit_const(pprog, in);
 		break;
 	case AX_REG:
 		emit_reg(ctx, pprog, in);
@@ -847,6 +886,8 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		patch_rel8(fix, *pprog);
 		break;
 	case AX_GOTO:
+		if (in->target > i && emit_tail_copy(ctx, pprog, in->target))
+			break;
 		if (in->target > i)
 			emit_jump_insn(ctx, pprog, -1, in->target);
 		else

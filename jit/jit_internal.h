@@ -101,6 +101,7 @@ int opt_dup_pop(struct jit_ir *ir);
 int opt_commute(struct jit_ir *ir);
 int opt_operands(struct jit_ir *ir);
 int opt_cmp_branch(struct jit_ir *ir);
+int opt_jump_thread(struct jit_ir *ir);
 int opt_direct_load(struct jit_ir *ir);
 void jit_optimize(struct jit_ir *ir);
 void jit_unpin_all(void **pins, u32 npins);

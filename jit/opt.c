@@ -24,6 +24,7 @@
  *                   reg N; op                -> op with a pt_regs operand
  *   opt_cmp_branch  compare; log_not         -> inverted compare
  *                   compare; if_goto         -> cmp + jcc
+ *   opt_jump_thread jcc L1; goto L2; L1:     -> jncc L2 (L2 forward)
  *
  * jit_optimize() runs them to a fixed point, then opt_direct_load once:
  *
@@ -493,6 +494,39 @@ int opt_cmp_branch(struct jit_ir *ir)
 	return n;
 }
 
+/*
+ * jcc L1; goto L2; L1: -> jncc L2 (gdb's '&&' and '?:' jump over a goto).
+ * Only for a forward L2: a taken backward jump is charged steps by where it
+ * starts (ax.h), so moving its start would change the budget.  The goto
+ * must be reached only by falling through from the jcc, and L1 must be
+ * where the goto falls through to (nothing but removed insns between).
+ */
+int opt_jump_thread(struct jit_ir *ir)
+{
+	int i, g, k, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		if (in->op != JIT_CMP_JCC || (int)in->target <= i)
+			continue;
+		g = jit_next(ir, i);
+		if (g < 0 || ir->insn[g].op != AX_GOTO ||
+		    (int)ir->insn[g].target <= g || (int)in->target <= g)
+			continue;
+		for (k = g + 1; k < (int)in->target; k++)
+			if (ir->insn[k].op != JIT_NOP)
+				break;
+		if (k < (int)in->target)
+			continue;
+		in->cc ^= 1;
+		in->target = ir->insn[g].target;
+		kill(&ir->insn[g]);
+		n++;
+	}
+	return n;
+}
+
 /**
  * jit_unpin_all - release what gtp_host->jit_direct() pinned
  * @pins: the pins (may be NULL), freed too
@@ -576,6 +610,7 @@ void jit_optimize(struct jit_ir *ir)
 		n += opt_commute(ir);
 		n += opt_operands(ir);
 		n += opt_cmp_branch(ir);
+		n += opt_jump_thread(ir);
 		if (!n)
 			break;
 	}

@@ -39,7 +39,8 @@ void user_env_reset(void)
 	unsigned int i;
 
 	for (i = 0; i < nr_regions; i++)
-		free(regions[i].bytes);
+		if (!regions[i].direct)
+			free(regions[i].bytes);
 	nr_regions = 0;
 	nr_traces = 0;
 	nr_tracevs = 0;
@@ -58,10 +59,15 @@ static int add_region(u64 addr, const void *bytes, size_t len, bool direct)
 	if (nr_regions == USER_ENV_MAX_REGIONS)
 		return -ENOSPC;
 	r = &regions[nr_regions];
-	r->bytes = malloc(len ? len : 1);
-	if (!r->bytes)
-		return -ENOMEM;
-	memcpy(r->bytes, bytes, len);
+	if (direct) {
+		/* the caller's bytes, changing in place like kernel data */
+		r->bytes = (u8 *)bytes;
+	} else {
+		r->bytes = malloc(len ? len : 1);
+		if (!r->bytes)
+			return -ENOMEM;
+		memcpy(r->bytes, bytes, len);
+	}
 	r->addr = addr;
 	r->len = len;
 	r->direct = direct;

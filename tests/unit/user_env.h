@@ -59,10 +59,11 @@ void user_env_reset(void);
 int user_env_add_region(u64 addr, const void *bytes, size_t len);
 
 /*
- * The same, and JIT code may load from it directly (host.h jit_direct):
- * the model of kernel .data/.rodata/.bss and of a pinned module's data.
- * Add regions before compiling: an image keeps loading from the bytes it
- * was compiled against until user_env_reset() frees them.
+ * A region JIT code may load from directly (host.h jit_direct): the model
+ * of kernel .data/.rodata/.bss and of a pinned module's data.  Not a copy:
+ * @bytes stay the caller's and change in place, as kernel data does, seen
+ * alike by the hook and by compiled loads; they must outlive every image
+ * compiled while the region was registered.
  */
 int user_env_add_direct_region(u64 addr, const void *bytes, size_t len);
 
