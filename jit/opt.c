@@ -130,6 +130,41 @@ static struct width zx_width(unsigned int bits)
 	return w;
 }
 
+static u8 max_u8(u8 a, u8 b)
+{
+	return a > b ? a : b;
+}
+
+static u8 min_u8(u8 a, u8 b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The width of (a op b) for the ops that keep one: gdb re-extends every
+ * 'int' result with 'ext 32', which after these is a no-op.
+ *  and: sign extensions from <= n bits stay one (every bit above n-1
+ *       copies bit n-1 in both); below 2^min(zx) if either is;
+ *  or, xor: sign extension from max(sx) bits, below 2^max(zx);
+ *  arithmetic >>: magnitude only shrinks, the sign stays: both kept;
+ *  logical >>: below 2^zx stays; a negative value becomes huge.
+ */
+static struct width binop_width(u8 op, struct width a, struct width b)
+{
+	switch (op) {
+	case AX_BIT_AND:
+		return (struct width){ max_u8(a.sx, b.sx), min_u8(a.zx, b.zx) };
+	case AX_BIT_OR: case AX_BIT_XOR:
+		return (struct width){ max_u8(a.sx, b.sx), max_u8(a.zx, b.zx) };
+	case AX_RSH_SIGNED:
+		return a;
+	case AX_RSH_UNSIGNED:
+		return a.zx < 64 ? zx_width(a.zx) : unknown;
+	default:
+		return unknown;
+	}
+}
+
 /*
  * ext/zero_ext after a value known to fit: removed.  A forward walk over
  * each block tracks 'struct width' per stack slot.
@@ -217,6 +252,23 @@ int opt_ext(struct jit_ir *ir)
 		case AX_GOTO: case AX_END:
 			for (d = 0; d < (int)ARRAY_SIZE(w); d++)
 				w[d] = unknown;
+			break;
+		case AX_BIT_NOT:
+			/* ~x = -x - 1: a sign extension stays one */
+			w[d - 1] = (struct width){ w[d - 1].sx, 64 };
+			break;
+		case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
+		case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+			if (in->src == JSRC_STACK)
+				w[d - 2] = binop_width(in->op, w[d - 2], w[d - 1]);
+			else if (in->src == JSRC_IMM)
+				w[d - 1] = binop_width(in->op, w[d - 1],
+						       in->op == AX_RSH_SIGNED ||
+						       in->op == AX_RSH_UNSIGNED ?
+						       unknown :
+						       const_width(in->imm));
+			else
+				w[d - 1] = unknown;
 			break;
 		default:
 			/* result in the lowest operand slot, or a push */

@@ -139,6 +139,39 @@ static void test_ext_narrower_kept(void **state)
 	assert_int_equal(opt_ext(&ir), 0);
 }
 
+static void test_ext_after_width_keeping_ops(void **state)
+{
+	/* (int)x >> 2, ~(int)x, (int)x & 0xff, (int)x ^ (int)y: ext 32 gone */
+	decode("26 0005 16 20 22 02 0a 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(4);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	decode("26 0005 16 20 12 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(3);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	decode("26 0005 16 20 22 ff 0f 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(4);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	decode("26 0005 16 20 26 0004 16 20 11 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(5);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	/* a logical shift of a negative int is no int: kept */
+	decode("26 0005 16 20 22 02 0b 16 20 27");
+	assert_int_equal(opt_ext(&ir), 0);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	/* nor is ~ of a zero-extended value (ext 32 after zero_ext 32) */
+	decode("26 0005 2a 20 12 16 20 27");
+	assert_int_equal(opt_ext(&ir), 0);
+}
+
 static void test_ext_not_across_join(void **state)
 {
 	/*
@@ -411,6 +444,7 @@ int main(void)
 		T(test_ext_after_ext),
 		T(test_ext_after_compare_and_ref),
 		T(test_ext_narrower_kept),
+		T(test_ext_after_width_keeping_ops),
 		T(test_ext_not_across_join),
 		T(test_fold_binop),
 		T(test_fold_semantics),
