@@ -286,6 +286,9 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 					       ilog2_u64(in->imm));
 			else
 				emit_imul_rri(&prog, l, l, (s32)in->imm);
+		} else if (alu == X86_CMP && (in->flags & JF_TEST)) {
+			/* (x & mask) ==/!= 0: test x, mask (opt_test_mask) */
+			emit_test_ri(&prog, l, (s32)in->imm);
 		} else if (alu == X86_CMP && in->imm == 0) {
 			/* cmp x, 0 == test x, x: same flags, shorter */
 			emit_test_rr(&prog, l, l);
@@ -868,8 +871,15 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		emit_ext(pprog, in);
 		break;
 	case JIT_CMP:
-		emit_compare(ctx, pprog, in, &l);
-		emit_setcc_zx(pprog, in->cc, l);
+		if (in->src == JSRC_IMM && in->imm == 0 && in->cc == JCC_L &&
+		    !(in->flags & JF_TEST)) {
+			/* x < 0 is x's sign bit: shr x, 63 */
+			l = get_slot(pprog, lhs_slot(in), X86_RDX);
+			emit_shift_imm(pprog, X86_SHR, l, 63);
+		} else {
+			emit_compare(ctx, pprog, in, &l);
+			emit_setcc_zx(pprog, in->cc, l);
+		}
 		if (!slot_in_reg(lhs_slot(in)))
 			put_slot(pprog, lhs_slot(in), l);
 		break;

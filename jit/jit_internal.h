@@ -56,6 +56,8 @@ enum jit_cc {
 #define JF_SX		0x02	/* reg load: sign-extend from 'ext' bits;
 				 * ref8..32: sign-extend the value read */
 #define JF_ZX		0x04	/* JIT reg load: zero-extend from 'ext' bits */
+#define JF_TEST		0x08	/* JIT_CMP/JIT_CMP_JCC, src IMM, cc E/NE:
+				 * compare (lhs & imm) with 0 (opt_test_mask) */
 
 struct jit_insn {
 	u8 op;		/* enum ax_opcode or enum jit_op */
@@ -103,6 +105,7 @@ int opt_operands(struct jit_ir *ir);
 int opt_cmp_branch(struct jit_ir *ir);
 int opt_jump_thread(struct jit_ir *ir);
 int opt_direct_load(struct jit_ir *ir);
+int opt_test_mask(struct jit_ir *ir);
 void jit_optimize(struct jit_ir *ir);
 void jit_unpin_all(void **pins, u32 npins);
 

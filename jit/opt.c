@@ -26,7 +26,9 @@
  *                   compare; if_goto         -> cmp + jcc
  *   opt_jump_thread jcc L1; goto L2; L1:     -> jncc L2 (L2 forward)
  *
- * jit_optimize() runs them to a fixed point, then opt_direct_load once:
+ * jit_optimize() runs them to a fixed point, then these once:
+ *
+ *   opt_test_mask   and imm; compare ==/!= 0 -> test lhs, imm
  *
  *   opt_direct_load const A; refN            -> one load from A, when the
  *                   host vouches that [A, A + N/8) stays mapped (host.h)
@@ -49,6 +51,14 @@ static bool is_plain_reg(const struct jit_ir *ir, int i)
 {
 	return i >= 0 && ir->insn[i].op == AX_REG &&
 	       !(ir->insn[i].flags & (JF_SX | JF_ZX)) &&
+	       ir->insn[i].imm != (u32)-1;
+}
+
+/* a reg load already sign-extended from at least @bits bits */
+static bool is_sx_reg(const struct jit_ir *ir, int i, u64 bits)
+{
+	return i >= 0 && ir->insn[i].op == AX_REG &&
+	       (ir->insn[i].flags & JF_SX) && ir->insn[i].ext >= bits &&
 	       ir->insn[i].imm != (u32)-1;
 }
 
@@ -83,8 +93,16 @@ int opt_load_ext(struct jit_ir *ir)
 			n++;
 			continue;
 		}
-		if (!is_plain_reg(ir, p))
+		if (is_sx_reg(ir, p, in->imm)) {
+			/*
+			 * reg N; ext 32 (loaded movsx); ext 16 or zero_ext 16:
+			 * the low 16 bits are the register's, so one narrower
+			 * load (gdb's '(short)x' of an int, '(unsigned)x')
+			 */
+			ir->insn[p].flags &= ~JF_SX;
+		} else if (!is_plain_reg(ir, p)) {
 			continue;
+		}
 		ir->insn[p].flags |= in->op == AX_EXT ? JF_SX : JF_ZX;
 		ir->insn[p].ext = in->imm;
 		kill(in);
@@ -579,6 +597,37 @@ int opt_jump_thread(struct jit_ir *ir)
 	return n;
 }
 
+/*
+ * and imm; compare ==/!= 0 -> test lhs, imm (JF_TEST on the compare, which
+ * stays at the later index; the and goes).  Runs once after the fixed
+ * point: no other pass knows JF_TEST (folding would drop the mask).
+ */
+int opt_test_mask(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		struct jit_insn *pv;
+
+		if ((in->op != JIT_CMP && in->op != JIT_CMP_JCC) ||
+		    !is_test_zero(in) || (in->flags & JF_TEST))
+			continue;
+		p = jit_prev(ir, i);
+		if (p < 0)
+			continue;
+		pv = &ir->insn[p];
+		if (pv->op != AX_BIT_AND || pv->src != JSRC_IMM ||
+		    !is_simm32((s64)pv->imm))
+			continue;
+		in->imm = pv->imm;
+		in->flags |= JF_TEST;
+		kill(pv);
+		n++;
+	}
+	return n;
+}
+
 /**
  * jit_unpin_all - release what gtp_host->jit_direct() pinned
  * @pins: the pins (may be NULL), freed too
@@ -666,5 +715,6 @@ void jit_optimize(struct jit_ir *ir)
 		if (!n)
 			break;
 	}
+	opt_test_mask(ir);
 	opt_direct_load(ir);
 }

@@ -386,6 +386,21 @@ void emit_test_rr(u8 **pprog, int a, int b)
 	*pprog = prog;
 }
 
+/* test a, imm (sign-extended imm32): the flags of a & imm, a unchanged */
+void emit_test_ri(u8 **pprog, int a, s32 imm)
+{
+	u8 *prog = *pprog;
+
+	if (a == X86_RAX) {
+		EMIT2(0x48, 0xa9);	/* test rax, imm32 */
+	} else {
+		emit_rex(&prog, true, 0, a, false);
+		EMIT2(0xf7, modrm(3, 0, a));
+	}
+	EMIT_imm32(imm);
+	*pprog = prog;
+}
+
 /* setcc dst8; movzx dst32, dst8: materialize a flag as 0/1 */
 void emit_setcc_zx(u8 **pprog, u8 cc, int dst)
 {

@@ -79,6 +79,7 @@ void emit_not(u8 **pprog, int dst);
 void emit_div(u8 **pprog, bool is_signed, int src);
 void emit_cqo(u8 **pprog);
 void emit_test_rr(u8 **pprog, int a, int b);
+void emit_test_ri(u8 **pprog, int a, s32 imm);
 void emit_setcc_zx(u8 **pprog, u8 cc, int dst);
 void emit_cmov(u8 **pprog, u8 cc, int dst, int src);
 void emit_xchg(u8 **pprog, int a, int b);

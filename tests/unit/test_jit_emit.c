@@ -191,6 +191,9 @@ static void test_flags(void **state)
 {
 	CHECK(emit_test_rr(&prog, X86_RAX, X86_RAX), "test rax, rax");
 	CHECK(emit_test_rr(&prog, X86_R11, X86_R11), "test r11, r11");
+	CHECK(emit_test_ri(&prog, X86_RAX, 1), "test rax, 1");
+	CHECK(emit_test_ri(&prog, X86_RSI, 0xff), "test rsi, 0xff");
+	CHECK(emit_test_ri(&prog, X86_R10, -16), "test r10, -0x10");
 	CHECK(emit_cmov(&prog, 0x4, X86_RAX, X86_RDX), "cmove rax, rdx");
 	CHECK(emit_xchg(&prog, X86_RAX, X86_R8), "xchg rax, r8");
 }

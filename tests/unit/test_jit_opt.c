@@ -432,6 +432,43 @@ static void test_shape_mul_pow2(void **state)
 	assert_int_equal(count_prefix(text, "imul"), 0);
 }
 
+static void test_shape_test_mask(void **state)
+{
+	/* gdb's "!(counter1 & 1)": and + compare with 0 -> test */
+	compile("26 0005 16 20 22 01 0f 0e 27");
+	assert_non_null(strstr(text, "test rax, 1\nsete al"));
+	assert_int_equal(count_prefix(text, "and"), 0);
+}
+
+static void test_shape_sign_bit(void **state)
+{
+	/* gdb's "(short)counter2 < 0": one movsx word load, then the sign */
+	compile("26 0004 16 20 16 10 22 00 14 27");
+	assert_non_null(strstr(text,
+		"movsx rax, word ptr [r11 + 0x68]\nshr rax, 0x3f\nret"));
+}
+
+static void test_shape_unsigned_int(void **state)
+{
+	/* gdb's "(unsigned int)counter1 < 10u": a zero-extending load */
+	compile("26 0005 16 20 2a 20 22 0a 15 27");
+	assert_non_null(strstr(text, "mov eax, dword ptr [r11 + 0x70]\n"));
+	assert_int_equal(count_prefix(text, "movsxd"), 0);
+}
+
+static void test_shape_and_no_jump_over_jump(void **state)
+{
+	/* gdb's "counter1 > 5 && counter2 < 3": two jcc, both returns
+	 * inline: the only jmp is the NULL-regs stub's tail call */
+	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
+		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
+	assert_non_null(strstr(text, "jle"));
+	assert_non_null(strstr(text, "jge"));
+	assert_int_equal(count_prefix(text, "jmp 0x"), 0);
+	assert_int_equal(count_prefix(text, "jmp rax"), 1);
+	assert_int_equal(count_prefix(text, "ret"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +505,10 @@ int main(void)
 		T(test_shape_ext_gone_after_load),
 		T(test_shape_div_by_const),
 		T(test_shape_mul_pow2),
+		T(test_shape_test_mask),
+		T(test_shape_sign_bit),
+		T(test_shape_unsigned_int),
+		T(test_shape_and_no_jump_over_jump),
 #undef T
 	};
 
