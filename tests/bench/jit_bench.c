@@ -26,6 +26,7 @@
 #include <time.h>
 #include "jit.h"
 #include "user_env.h"
+#include "user_host.h"
 
 extern u64 (*const native_fns[])(struct ax_env *);
 extern const int native_count;
@@ -200,6 +201,8 @@ int main(int argc, char **argv)
 	if (batches > 64)
 		batches = 64;
 	user_env_reset();
+	/* images near our text, as the kernel's are near kernel text */
+	user_exec_near = true;
 	load_corpus(argv[1]);
 	if (nconds != native_count) {
 		fprintf(stderr, "jit_bench: %d conditions but %d C functions\n",
