@@ -377,6 +377,43 @@ static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
  *   1: xchg rax, a; cqo; idiv rcx; xchg rax, a   (rem: mov a, rdx)
  *   2:
  */
+/*
+ * x / 2^k and x % 2^k (1 <= k <= 31) without idiv, as compilers do.
+ * Unsigned: shr k / and 2^k - 1.  Signed (truncating, like idiv): add
+ * 2^k - 1 to a negative x first ((x >> 63) >>> (64 - k) is that bias),
+ * then sar k for the quotient; the remainder is x minus the biased
+ * value rounded down to a multiple of 2^k.
+ */
+static void emit_divrem_pow2(u8 **pprog, const struct jit_insn *in,
+			     bool sgn, bool rem, int s)
+{
+	u8 k = ilog2_u64(in->imm);
+	int l = get_slot(pprog, s, X86_RDX);
+
+	if (!sgn) {
+		if (rem)
+			emit_alu_ri(pprog, X86_AND, l, (s32)(in->imm - 1));
+		else
+			emit_shift_imm(pprog, X86_SHR, l, k);
+	} else {
+		int t = l == X86_RDX ? X86_RCX : X86_RDX;
+
+		emit_mov_rr(pprog, t, l);
+		emit_shift_imm(pprog, X86_SAR, t, 63);
+		emit_shift_imm(pprog, X86_SHR, t, 64 - k);
+		emit_alu_rr(pprog, X86_ADD, t, l);
+		if (rem) {
+			emit_alu_ri(pprog, X86_AND, t, (s32)-(s64)in->imm);
+			emit_alu_rr(pprog, X86_SUB, l, t);
+		} else {
+			emit_shift_imm(pprog, X86_SAR, t, k);
+			emit_mov_rr(pprog, l, t);
+		}
+	}
+	if (!slot_in_reg(s))
+		put_slot(pprog, s, l);
+}
+
 static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 			const struct jit_insn *in)
 {
@@ -392,6 +429,12 @@ static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 		else
 			emit_neg(&prog, l);
 		goto out_put;
+	}
+	if (in->src == JSRC_IMM && is_pow2(in->imm) && in->imm >= 2 &&
+	    in->imm <= (1ULL << 31)) {
+		emit_divrem_pow2(&prog, in, sgn, rem, s);
+		*pprog = prog;
+		return;
 	}
 	if (in->src == JSRC_IMM) {
 		emit_mov_imm(&prog, X86_RCX, in->imm);

@@ -469,6 +469,47 @@ static void test_shape_and_no_jump_over_jump(void **state)
 	assert_int_equal(count_prefix(text, "ret"), 2);
 }
 
+static void test_shape_divrem_pow2(void **state)
+{
+	/* x op 2^k for k = 1, 4, 30, signed and unsigned: no div, and the
+	 * interpreter's values (truncation towards zero) */
+	static const char *const ops[] = { "05", "06", "07", "08" };
+	static const char *const divs[] = { "22 02", "22 10", "24 40000000" };
+	static const s64 xs[] = {
+		0, 1, -1, 15, -15, 16, -16, 17, -17, 0x7fffffff, -0x80000000LL,
+		INT64_MAX, INT64_MIN, INT64_MIN + 1,
+	};
+	char hex[64];
+	unsigned int o, d, x;
+
+	for (o = 0; o < 4; o++) {
+		for (d = 0; d < 3; d++) {
+			u64 (*jit)(struct ax_env *);
+
+			snprintf(hex, sizeof(hex), "26 0005 %s %s 27", divs[d],
+				 ops[o]);
+			compile(hex);
+			assert_int_equal(count_prefix(text, "idiv"), 0);
+			assert_int_equal(count_prefix(text, "div"), 0);
+			jit = prog->jit;
+			for (x = 0; x < ARRAY_SIZE(xs); x++) {
+				struct pt_regs regs = { .di = (u64)xs[x] };
+				struct ax_env e = { .regs = &regs };
+				u64 vi, vj;
+
+				prog->jit = NULL;
+				vi = ax_run(prog, &e);
+				prog->jit = jit;
+				vj = ax_run(prog, &e);
+				assert_int_equal(vi, vj);
+			}
+			ax_jit_free(prog);
+			ax_prog_free(prog);
+			prog = NULL;
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +550,7 @@ int main(void)
 		T(test_shape_sign_bit),
 		T(test_shape_unsigned_int),
 		T(test_shape_and_no_jump_over_jump),
+		T(test_shape_divrem_pow2),
 #undef T
 	};
 
