@@ -876,6 +876,42 @@ static bool emit_tail_copy(struct jit_ctx *ctx, u8 **pprog, u32 t)
 	return true;
 }
 
+/*
+ * 'reg N' loaded sign-extended from 32 bits (an int argument) and popped
+ * right away by a compare with an immediate: compare the pt_regs field in
+ * place, 'cmp dword [regs + off], imm', as compilers do.  The same result
+ * for every condition: sign extension from 32 to 64 bits is one-to-one and
+ * keeps both the signed and the unsigned order, and an s32 immediate is
+ * the sign extension of its own low 32 bits.  (Not for 'x < 0', which is
+ * a load and a shift, nor for a test against a mask.)
+ */
+static bool cmp_takes_load(const struct jit_ir *ir, u32 i)
+{
+	const struct jit_insn *in = &ir->insn[i], *pv;
+	int p;
+
+	if ((in->op != JIT_CMP && in->op != JIT_CMP_JCC) ||
+	    in->src != JSRC_IMM || (in->flags & JF_TEST) ||
+	    !is_simm32((s64)in->imm))
+		return false;
+	if (in->op == JIT_CMP && in->imm == 0 && in->cc == JCC_L)
+		return false;
+	p = jit_prev(ir, i);
+	if (p < 0)
+		return false;
+	pv = &ir->insn[p];
+	return pv->op == AX_REG && (pv->flags & JF_SX) && pv->ext == 32 &&
+	       pv->imm != (u32)-1 && pv->depth + 1 == in->depth;
+}
+
+static void emit_compare_load(struct jit_ctx *ctx, u8 **pprog, u32 i)
+{
+	const struct jit_insn *in = &ctx->ir->insn[i];
+	const struct jit_insn *pv = &ctx->ir->insn[jit_prev(ctx->ir, i)];
+
+	emit_alu_mi32(pprog, X86_CMP, ctx->regs, (s32)pv->imm, (s32)in->imm);
+}
+
 /* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
 static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 {
@@ -891,6 +927,9 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		emit_const(pprog, in);
 		break;
 	case AX_REG:
+		l = jit_next(ctx->ir, i);
+		if (l >= 0 && cmp_takes_load(ctx->ir, l))
+			break;	/* the compare reads the field itself */
 		emit_reg(ctx, pprog, in);
 		break;
 	case AX_ADD: case AX_SUB: case AX_MUL:
@@ -919,6 +958,10 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 			/* x < 0 is x's sign bit: shr x, 63 */
 			l = get_slot(pprog, lhs_slot(in), X86_RDX);
 			emit_shift_imm(pprog, X86_SHR, l, 63);
+		} else if (cmp_takes_load(ctx->ir, i)) {
+			emit_compare_load(ctx, pprog, i);
+			l = dst_slot(lhs_slot(in), X86_RDX);
+			emit_setcc_zx(pprog, in->cc, l);
 		} else {
 			emit_compare(ctx, pprog, in, &l);
 			emit_setcc_zx(pprog, in->cc, l);
@@ -927,7 +970,10 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 			put_slot(pprog, lhs_slot(in), l);
 		break;
 	case JIT_CMP_JCC:
-		emit_compare(ctx, pprog, in, &l);
+		if (cmp_takes_load(ctx->ir, i))
+			emit_compare_load(ctx, pprog, i);
+		else
+			emit_compare(ctx, pprog, in, &l);
 		if (in->target > i) {
 			emit_jump_insn(ctx, pprog, in->cc, in->target);
 			break;

@@ -397,8 +397,61 @@ static void test_shape_cmp_jcc(void **state)
 	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
 		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
 	assert_int_equal(count_prefix(text, "set"), 0);
-	assert_int_equal(count_prefix(text, "cmp rax, 5"), 1);
-	assert_int_equal(count_prefix(text, "cmp rax, 3"), 1);
+	/* and the int arguments are compared in place */
+	assert_int_equal(count_prefix(text, "cmp dword ptr [r11 + 0x70], 5"), 1);
+	assert_int_equal(count_prefix(text, "cmp dword ptr [r11 + 0x68], 3"), 1);
+	assert_int_equal(count_prefix(text, "movsxd"), 0);
+}
+
+static void test_compare_in_place_values(void **state)
+{
+	/* (int)x cc imm compared as dwords in place: every compare, either
+	 * operand order, negated or not, at the edges of both orders */
+	static const char *const cmps[] = {
+		"13", "14", "15", "2b 14", "2b 15", "13 0e", "14 0e", "2b 15 0e",
+	};
+	static const char *const imms[] = {
+		"22 00", "22 05", "23 ffff 16 20", "24 7fffffff",
+		"24 80000000 16 20", "24 80000001 16 20",
+	};
+	static const s64 xs[] = {
+		0, 1, -1, 5, 4, 6, 0x7fffffff, -0x80000000LL, -0x7fffffffLL,
+		0x80000000LL, 0x100000005LL, -2,
+	};
+	char hex[80];
+	unsigned int c, m, x;
+
+	for (c = 0; c < ARRAY_SIZE(cmps); c++) {
+		for (m = 0; m < ARRAY_SIZE(imms); m++) {
+			u64 (*jit)(struct ax_env *);
+
+			snprintf(hex, sizeof(hex), "26 0005 16 20 %s %s 27",
+				 imms[m], cmps[c]);
+			compile(hex);
+			/* in place, but for 'x < 0' (load; shr 63) */
+			assert_true(!count_prefix(text, "movsxd") ||
+				    strstr(text, "shr rax, 0x3f"));
+			jit = prog->jit;
+			for (x = 0; x < ARRAY_SIZE(xs); x++) {
+				struct pt_regs regs = { .di = (u64)xs[x] };
+				struct ax_env e = { .regs = &regs };
+				u64 vi, vj;
+
+				prog->jit = NULL;
+				vi = ax_run(prog, &e);
+				prog->jit = jit;
+				vj = ax_run(prog, &e);
+				if (vi != vj)
+					fail_msg("%s at x=%lld: interp %llu jit %llu",
+						 hex, (long long)xs[x],
+						 (unsigned long long)vi,
+						 (unsigned long long)vj);
+			}
+			ax_jit_free(prog);
+			ax_prog_free(prog);
+			prog = NULL;
+		}
+	}
 }
 
 static void test_shape_dup_pop_gone(void **state)
@@ -542,6 +595,7 @@ int main(void)
 		T(test_shape_reg_direct),
 		T(test_shape_pt_regs_operand),
 		T(test_shape_cmp_jcc),
+		T(test_compare_in_place_values),
 		T(test_shape_dup_pop_gone),
 		T(test_shape_ext_gone_after_load),
 		T(test_shape_div_by_const),
