@@ -286,6 +286,9 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 					       ilog2_u64(in->imm));
 			else
 				emit_imul_rri(&prog, l, l, (s32)in->imm);
+		} else if (alu == X86_CMP && (in->flags & JF_TEST)) {
+			/* (x & mask) ==/!= 0: test x, mask (opt_test_mask) */
+			emit_test_ri(&prog, l, (s32)in->imm);
 		} else if (alu == X86_CMP && in->imm == 0) {
 			/* cmp x, 0 == test x, x: same flags, shorter */
 			emit_test_rr(&prog, l, l);
@@ -374,6 +377,43 @@ static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
  *   1: xchg rax, a; cqo; idiv rcx; xchg rax, a   (rem: mov a, rdx)
  *   2:
  */
+/*
+ * x / 2^k and x % 2^k (1 <= k <= 31) without idiv, as compilers do.
+ * Unsigned: shr k / and 2^k - 1.  Signed (truncating, like idiv): add
+ * 2^k - 1 to a negative x first ((x >> 63) >>> (64 - k) is that bias),
+ * then sar k for the quotient; the remainder is x minus the biased
+ * value rounded down to a multiple of 2^k.
+ */
+static void emit_divrem_pow2(u8 **pprog, const struct jit_insn *in,
+			     bool sgn, bool rem, int s)
+{
+	u8 k = ilog2_u64(in->imm);
+	int l = get_slot(pprog, s, X86_RDX);
+
+	if (!sgn) {
+		if (rem)
+			emit_alu_ri(pprog, X86_AND, l, (s32)(in->imm - 1));
+		else
+			emit_shift_imm(pprog, X86_SHR, l, k);
+	} else {
+		int t = l == X86_RDX ? X86_RCX : X86_RDX;
+
+		emit_mov_rr(pprog, t, l);
+		emit_shift_imm(pprog, X86_SAR, t, 63);
+		emit_shift_imm(pprog, X86_SHR, t, 64 - k);
+		emit_alu_rr(pprog, X86_ADD, t, l);
+		if (rem) {
+			emit_alu_ri(pprog, X86_AND, t, (s32)-(s64)in->imm);
+			emit_alu_rr(pprog, X86_SUB, l, t);
+		} else {
+			emit_shift_imm(pprog, X86_SAR, t, k);
+			emit_mov_rr(pprog, l, t);
+		}
+	}
+	if (!slot_in_reg(s))
+		put_slot(pprog, s, l);
+}
+
 static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 			const struct jit_insn *in)
 {
@@ -389,6 +429,12 @@ static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 		else
 			emit_neg(&prog, l);
 		goto out_put;
+	}
+	if (in->src == JSRC_IMM && is_pow2(in->imm) && in->imm >= 2 &&
+	    in->imm <= (1ULL << 31)) {
+		emit_divrem_pow2(&prog, in, sgn, rem, s);
+		*pprog = prog;
+		return;
 	}
 	if (in->src == JSRC_IMM) {
 		emit_mov_imm(&prog, X86_RCX, in->imm);
@@ -760,6 +806,112 @@ static void emit_back_jump(struct jit_ctx *ctx, u8 **pprog,
 	emit_jump_insn(ctx, pprog, -1, in->target);
 }
 
+/*
+ * A direct load (opt_direct_load): the host vouched that the address stays
+ * mapped, so no nofault copy and no call.  What ax_hook_read() would still
+ * refuse, it refuses too: a hit past its fault budget (ax.h) reads nothing,
+ * so
+ *
+ *   cmp dword [env + faults], AX_HIT_FAULTS_MAX; jae mem_error
+ *   mov/movsx/movzx slot, [addr]      (disp32, or through rcx)
+ */
+static void emit_direct_load(struct jit_ctx *ctx, u8 **pprog,
+			     const struct jit_insn *in)
+{
+	int r = dst_slot(in->depth, X86_RCX), size = in->ext / 8;
+	bool sx = in->flags & JF_SX;
+
+	emit_alu_mi32(pprog, X86_CMP, ctx->env, ENV_OFF(faults),
+		      AX_HIT_FAULTS_MAX);
+	emit_error_if(ctx, pprog, JCC_AE, AX_ERR_MEM, in);
+	if (is_simm32((s64)in->imm)) {
+		emit_load_abs(pprog, size, sx, r, (s32)in->imm);
+	} else {
+		emit_mov_imm(pprog, X86_RCX, in->imm);
+		emit_load(pprog, size, sx, r, X86_RCX, 0);
+	}
+	if (!slot_in_reg(in->depth))
+		put_slot(pprog, in->depth, r);
+}
+
+static void emit_const(u8 **pprog, const struct jit_insn *in)
+{
+	int l = dst_slot(in->depth, X86_RCX);
+
+	emit_mov_imm(pprog, l, in->imm);
+	if (!slot_in_reg(in->depth))
+		put_slot(pprog, in->depth, l);
+}
+
+/* The first live insn at or after @i, or ir->n. */
+static u32 live_from(const struct jit_ir *ir, u32 i)
+{
+	while (i < ir->n && ir->insn[i].op == JIT_NOP)
+		i++;
+	return i;
+}
+
+/*
+ * A forward goto to 'end' or to 'const; end' (gdb's join after '&&',
+ * '||', '?:') is emitted as that return itself, as compilers duplicate
+ * small tails: a forward jump charges no steps and these two insns have no
+ * side effect and no error, so running a copy of them is the same.
+ */
+static bool emit_tail_copy(struct jit_ctx *ctx, u8 **pprog, u32 t)
+{
+	const struct jit_ir *ir = ctx->ir;
+	u32 a = live_from(ir, t), b;
+
+	if (a < ir->n && ir->insn[a].op == AX_END) {
+		emit_end(ctx, pprog, &ir->insn[a]);
+		return true;
+	}
+	if (a >= ir->n || ir->insn[a].op != AX_CONST64)
+		return false;
+	b = live_from(ir, a + 1);
+	if (b >= ir->n || ir->insn[b].op != AX_END)
+		return false;
+	emit_const(pprog, &ir->insn[a]);
+	emit_end(ctx, pprog, &ir->insn[b]);
+	return true;
+}
+
+/*
+ * 'reg N' loaded sign-extended from 32 bits (an int argument) and popped
+ * right away by a compare with an immediate: compare the pt_regs field in
+ * place, 'cmp dword [regs + off], imm', as compilers do.  The same result
+ * for every condition: sign extension from 32 to 64 bits is one-to-one and
+ * keeps both the signed and the unsigned order, and an s32 immediate is
+ * the sign extension of its own low 32 bits.  (Not for 'x < 0', which is
+ * a load and a shift, nor for a test against a mask.)
+ */
+static bool cmp_takes_load(const struct jit_ir *ir, u32 i)
+{
+	const struct jit_insn *in = &ir->insn[i], *pv;
+	int p;
+
+	if ((in->op != JIT_CMP && in->op != JIT_CMP_JCC) ||
+	    in->src != JSRC_IMM || (in->flags & JF_TEST) ||
+	    !is_simm32((s64)in->imm))
+		return false;
+	if (in->op == JIT_CMP && in->imm == 0 && in->cc == JCC_L)
+		return false;
+	p = jit_prev(ir, i);
+	if (p < 0)
+		return false;
+	pv = &ir->insn[p];
+	return pv->op == AX_REG && (pv->flags & JF_SX) && pv->ext == 32 &&
+	       pv->imm != (u32)-1 && pv->depth + 1 == in->depth;
+}
+
+static void emit_compare_load(struct jit_ctx *ctx, u8 **pprog, u32 i)
+{
+	const struct jit_insn *in = &ctx->ir->insn[i];
+	const struct jit_insn *pv = &ctx->ir->insn[jit_prev(ctx->ir, i)];
+
+	emit_alu_mi32(pprog, X86_CMP, ctx->regs, (s32)pv->imm, (s32)in->imm);
+}
+
 /* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
 static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 {
@@ -772,12 +924,12 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	case AX_POP:
 		break;
 	case AX_CONST64:
-		l = dst_slot(in->depth, X86_RCX);
-		emit_mov_imm(pprog, l, in->imm);
-		if (!slot_in_reg(in->depth))
-			put_slot(pprog, in->depth, l);
+		emit_const(pprog, in);
 		break;
 	case AX_REG:
+		l = jit_next(ctx->ir, i);
+		if (l >= 0 && cmp_takes_load(ctx->ir, l))
+			break;	/* the compare reads the field itself */
 		emit_reg(ctx, pprog, in);
 		break;
 	case AX_ADD: case AX_SUB: case AX_MUL:
@@ -801,13 +953,27 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		emit_ext(pprog, in);
 		break;
 	case JIT_CMP:
-		emit_compare(ctx, pprog, in, &l);
-		emit_setcc_zx(pprog, in->cc, l);
+		if (in->src == JSRC_IMM && in->imm == 0 && in->cc == JCC_L &&
+		    !(in->flags & JF_TEST)) {
+			/* x < 0 is x's sign bit: shr x, 63 */
+			l = get_slot(pprog, lhs_slot(in), X86_RDX);
+			emit_shift_imm(pprog, X86_SHR, l, 63);
+		} else if (cmp_takes_load(ctx->ir, i)) {
+			emit_compare_load(ctx, pprog, i);
+			l = dst_slot(lhs_slot(in), X86_RDX);
+			emit_setcc_zx(pprog, in->cc, l);
+		} else {
+			emit_compare(ctx, pprog, in, &l);
+			emit_setcc_zx(pprog, in->cc, l);
+		}
 		if (!slot_in_reg(lhs_slot(in)))
 			put_slot(pprog, lhs_slot(in), l);
 		break;
 	case JIT_CMP_JCC:
-		emit_compare(ctx, pprog, in, &l);
+		if (cmp_takes_load(ctx->ir, i))
+			emit_compare_load(ctx, pprog, i);
+		else
+			emit_compare(ctx, pprog, in, &l);
 		if (in->target > i) {
 			emit_jump_insn(ctx, pprog, in->cc, in->target);
 			break;
@@ -819,6 +985,8 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		patch_rel8(fix, *pprog);
 		break;
 	case AX_GOTO:
+		if (in->target > i && emit_tail_copy(ctx, pprog, in->target))
+			break;
 		if (in->target > i)
 			emit_jump_insn(ctx, pprog, -1, in->target);
 		else
@@ -834,6 +1002,9 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	case AX_TRACE: case AX_TRACE_QUICK: case AX_TRACENZ:
 	case AX_GETV: case AX_SETV: case AX_TRACEV:
 		emit_hook(ctx, pprog, in);
+		break;
+	case JIT_LOAD:
+		emit_direct_load(ctx, pprog, in);
 		break;
 	default:
 		return -EINVAL;

@@ -123,6 +123,10 @@ int jit_decode(const struct ax_prog *prog, struct jit_ir *ir)
 
 void jit_ir_free(struct jit_ir *ir)
 {
+	/* pins nobody took over (ax_jit_compile() failed): release them */
+	jit_unpin_all(ir->pins, ir->npins);
+	ir->pins = NULL;
+	ir->npins = 0;
 	gtp_vfree(ir->insn);
 	ir->insn = NULL;
 	ir->n = 0;

@@ -48,9 +48,10 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	}
 	jit_optimize(&ir);
 	err = jit_codegen(&ir, &img, log, logsz);
-	jit_ir_free(&ir);
-	if (err)
+	if (err) {
+		jit_ir_free(&ir);	/* and the pins */
 		return err;
+	}
 
 	err = gtp_host->exec_install(img.image, img.code, img.size, img.alloc);
 	gtp_vfree(img.code);
@@ -58,8 +59,15 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 		scnprintf(log, logsz, "jit: cannot install image (error %d)",
 			  err);
 		gtp_host->exec_free(img.image, img.alloc);
+		jit_ir_free(&ir);
 		return err;
 	}
+	/* the image's direct loads need these for as long as it lives */
+	prog->jit_pins = ir.pins;
+	prog->jit_npins = ir.npins;
+	ir.pins = NULL;
+	ir.npins = 0;
+	jit_ir_free(&ir);
 	prog->jit_image = img.image;
 	prog->jit_size = img.size;	/* code bytes (the disassembler's) */
 	prog->jit = (u64 (*)(struct ax_env *))img.image;
@@ -82,4 +90,8 @@ void ax_jit_free(struct ax_prog *prog)
 	gtp_host->exec_free(prog->jit_image, prog->jit_size);
 	prog->jit_image = NULL;
 	prog->jit_size = 0;
+	/* no code that loads directly from pinned memory is left */
+	jit_unpin_all(prog->jit_pins, prog->jit_npins);
+	prog->jit_pins = NULL;
+	prog->jit_npins = 0;
 }

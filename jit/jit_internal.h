@@ -28,6 +28,9 @@ enum jit_op {
 	JIT_NOP = 0x00,		/* removed by a pass */
 	JIT_CMP = 0x80,		/* push (lhs cc rhs) as 0/1 */
 	JIT_CMP_JCC = 0x81,	/* if (lhs cc rhs) goto target; pops operands */
+	JIT_LOAD = 0x82,	/* push the 'ext'-bit value at host address imm
+				 * (JF_SX: sign-extended): a 'const; ref' the
+				 * host let us read directly (opt_direct_load) */
 };
 
 /* Where the right-hand operand of a binary op (or compare) comes from. */
@@ -53,6 +56,8 @@ enum jit_cc {
 #define JF_SX		0x02	/* reg load: sign-extend from 'ext' bits;
 				 * ref8..32: sign-extend the value read */
 #define JF_ZX		0x04	/* JIT reg load: zero-extend from 'ext' bits */
+#define JF_TEST		0x08	/* JIT_CMP/JIT_CMP_JCC, src IMM, cc E/NE:
+				 * compare (lhs & imm) with 0 (opt_test_mask) */
 
 struct jit_insn {
 	u8 op;		/* enum ax_opcode or enum jit_op */
@@ -73,6 +78,8 @@ struct jit_ir {
 	u32 max_depth;
 	bool backjump;
 	bool has_reg;	/* the bytecode reads registers (before any pass) */
+	void **pins;	/* what gtp_host->jit_direct() pinned, npins of them */
+	u32 npins;
 };
 
 int jit_decode(const struct ax_prog *prog, struct jit_ir *ir);
@@ -96,7 +103,11 @@ int opt_dup_pop(struct jit_ir *ir);
 int opt_commute(struct jit_ir *ir);
 int opt_operands(struct jit_ir *ir);
 int opt_cmp_branch(struct jit_ir *ir);
+int opt_jump_thread(struct jit_ir *ir);
+int opt_direct_load(struct jit_ir *ir);
+int opt_test_mask(struct jit_ir *ir);
 void jit_optimize(struct jit_ir *ir);
+void jit_unpin_all(void **pins, u32 npins);
 
 /* Code generation (jit/codegen.c). */
 #define JIT_NR_SLOT_REGS	5

@@ -24,9 +24,16 @@
  *                   reg N; op                -> op with a pt_regs operand
  *   opt_cmp_branch  compare; log_not         -> inverted compare
  *                   compare; if_goto         -> cmp + jcc
+ *   opt_jump_thread jcc L1; goto L2; L1:     -> jncc L2 (L2 forward)
  *
- * jit_optimize() runs them to a fixed point.
+ * jit_optimize() runs them to a fixed point, then these once:
+ *
+ *   opt_test_mask   and imm; compare ==/!= 0 -> test lhs, imm
+ *
+ *   opt_direct_load const A; refN            -> one load from A, when the
+ *                   host vouches that [A, A + N/8) stays mapped (host.h)
  */
+#include "host.h"
 #include "jit_internal.h"
 #include "x86_emit.h"	/* is_simm32(): what an x86 immediate holds */
 
@@ -44,6 +51,14 @@ static bool is_plain_reg(const struct jit_ir *ir, int i)
 {
 	return i >= 0 && ir->insn[i].op == AX_REG &&
 	       !(ir->insn[i].flags & (JF_SX | JF_ZX)) &&
+	       ir->insn[i].imm != (u32)-1;
+}
+
+/* a reg load already sign-extended from at least @bits bits */
+static bool is_sx_reg(const struct jit_ir *ir, int i, u64 bits)
+{
+	return i >= 0 && ir->insn[i].op == AX_REG &&
+	       (ir->insn[i].flags & JF_SX) && ir->insn[i].ext >= bits &&
 	       ir->insn[i].imm != (u32)-1;
 }
 
@@ -78,8 +93,16 @@ int opt_load_ext(struct jit_ir *ir)
 			n++;
 			continue;
 		}
-		if (!is_plain_reg(ir, p))
+		if (is_sx_reg(ir, p, in->imm)) {
+			/*
+			 * reg N; ext 32 (loaded movsx); ext 16 or zero_ext 16:
+			 * the low 16 bits are the register's, so one narrower
+			 * load (gdb's '(short)x' of an int, '(unsigned)x')
+			 */
+			ir->insn[p].flags &= ~JF_SX;
+		} else if (!is_plain_reg(ir, p)) {
 			continue;
+		}
 		ir->insn[p].flags |= in->op == AX_EXT ? JF_SX : JF_ZX;
 		ir->insn[p].ext = in->imm;
 		kill(in);
@@ -123,6 +146,41 @@ static struct width zx_width(unsigned int bits)
 	struct width w = { bits < 64 ? bits + 1 : 64, bits };
 
 	return w;
+}
+
+static u8 max_u8(u8 a, u8 b)
+{
+	return a > b ? a : b;
+}
+
+static u8 min_u8(u8 a, u8 b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The width of (a op b) for the ops that keep one: gdb re-extends every
+ * 'int' result with 'ext 32', which after these is a no-op.
+ *  and: sign extensions from <= n bits stay one (every bit above n-1
+ *       copies bit n-1 in both); below 2^min(zx) if either is;
+ *  or, xor: sign extension from max(sx) bits, below 2^max(zx);
+ *  arithmetic >>: magnitude only shrinks, the sign stays: both kept;
+ *  logical >>: below 2^zx stays; a negative value becomes huge.
+ */
+static struct width binop_width(u8 op, struct width a, struct width b)
+{
+	switch (op) {
+	case AX_BIT_AND:
+		return (struct width){ max_u8(a.sx, b.sx), min_u8(a.zx, b.zx) };
+	case AX_BIT_OR: case AX_BIT_XOR:
+		return (struct width){ max_u8(a.sx, b.sx), max_u8(a.zx, b.zx) };
+	case AX_RSH_SIGNED:
+		return a;
+	case AX_RSH_UNSIGNED:
+		return a.zx < 64 ? zx_width(a.zx) : unknown;
+	default:
+		return unknown;
+	}
 }
 
 /*
@@ -212,6 +270,23 @@ int opt_ext(struct jit_ir *ir)
 		case AX_GOTO: case AX_END:
 			for (d = 0; d < (int)ARRAY_SIZE(w); d++)
 				w[d] = unknown;
+			break;
+		case AX_BIT_NOT:
+			/* ~x = -x - 1: a sign extension stays one */
+			w[d - 1] = (struct width){ w[d - 1].sx, 64 };
+			break;
+		case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
+		case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+			if (in->src == JSRC_STACK)
+				w[d - 2] = binop_width(in->op, w[d - 2], w[d - 1]);
+			else if (in->src == JSRC_IMM)
+				w[d - 1] = binop_width(in->op, w[d - 1],
+						       in->op == AX_RSH_SIGNED ||
+						       in->op == AX_RSH_UNSIGNED ?
+						       unknown :
+						       const_width(in->imm));
+			else
+				w[d - 1] = unknown;
 			break;
 		default:
 			/* result in the lowest operand slot, or a push */
@@ -489,6 +564,133 @@ int opt_cmp_branch(struct jit_ir *ir)
 	return n;
 }
 
+/*
+ * jcc L1; goto L2; L1: -> jncc L2 (gdb's '&&' and '?:' jump over a goto).
+ * Only for a forward L2: a taken backward jump is charged steps by where it
+ * starts (ax.h), so moving its start would change the budget.  The goto
+ * must be reached only by falling through from the jcc, and L1 must be
+ * where the goto falls through to (nothing but removed insns between).
+ */
+int opt_jump_thread(struct jit_ir *ir)
+{
+	int i, g, k, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		if (in->op != JIT_CMP_JCC || (int)in->target <= i)
+			continue;
+		g = jit_next(ir, i);
+		if (g < 0 || ir->insn[g].op != AX_GOTO ||
+		    (int)ir->insn[g].target <= g || (int)in->target <= g)
+			continue;
+		for (k = g + 1; k < (int)in->target; k++)
+			if (ir->insn[k].op != JIT_NOP)
+				break;
+		if (k < (int)in->target)
+			continue;
+		in->cc ^= 1;
+		in->target = ir->insn[g].target;
+		kill(&ir->insn[g]);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * and imm; compare ==/!= 0 -> test lhs, imm (JF_TEST on the compare, which
+ * stays at the later index; the and goes).  Runs once after the fixed
+ * point: no other pass knows JF_TEST (folding would drop the mask).
+ */
+int opt_test_mask(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+		struct jit_insn *pv;
+
+		if ((in->op != JIT_CMP && in->op != JIT_CMP_JCC) ||
+		    !is_test_zero(in) || (in->flags & JF_TEST))
+			continue;
+		p = jit_prev(ir, i);
+		if (p < 0)
+			continue;
+		pv = &ir->insn[p];
+		if (pv->op != AX_BIT_AND || pv->src != JSRC_IMM ||
+		    !is_simm32((s64)pv->imm))
+			continue;
+		in->imm = pv->imm;
+		in->flags |= JF_TEST;
+		kill(pv);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * jit_unpin_all - release what gtp_host->jit_direct() pinned
+ * @pins: the pins (may be NULL), freed too
+ * @npins: how many
+ */
+void jit_unpin_all(void **pins, u32 npins)
+{
+	u32 i;
+
+	for (i = 0; i < npins; i++)
+		gtp_host->jit_unpin(pins[i]);
+	gtp_free(pins);
+}
+
+/*
+ * const A; ref8..64 -> JIT_LOAD from the host's address for A, when the
+ * host says the whole range stays readable while the image lives.  The
+ * load replaces the ref (its err_pc: the fault budget still applies, see
+ * codegen.c); the const goes.  Any pin the host took is kept in ir->pins
+ * (ax_jit_compile() hands them to the program, or releases them).  Runs
+ * once, last: the other passes know refs, not loads, and by now 'const;
+ * ext 32' (gdb's encoding of a module address) has folded into one const.
+ */
+int opt_direct_load(struct jit_ir *ir)
+{
+	const void *where;
+	void *pin;
+	int n = 0, p;
+	u32 i, size;
+
+	for (i = 0; i < ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		if (in->op < AX_REF8 || in->op > AX_REF64)
+			continue;
+		p = jit_prev(ir, i);
+		if (!is_const(ir, p))
+			continue;
+		size = 1U << (in->op - AX_REF8);
+		/* the range must not wrap (ax_hook_read() refuses that) */
+		if (ir->insn[p].imm + size - 1 < ir->insn[p].imm)
+			continue;
+		if (!ir->pins) {
+			ir->pins = gtp_zalloc(sizeof(*ir->pins) * ir->n);
+			if (!ir->pins)
+				return n;
+		}
+		pin = NULL;
+		where = gtp_host->jit_direct(ir->insn[p].imm, size, &pin);
+		if (!where)
+			continue;
+		if (pin)
+			ir->pins[ir->npins++] = pin;
+		kill(&ir->insn[p]);
+		in->op = JIT_LOAD;
+		in->ext = 8 * size;
+		in->imm = (u64)(unsigned long)where;
+		in->depth--;	/* before it: the const's depth */
+		n++;
+	}
+	return n;
+}
+
 /**
  * jit_optimize - run every pass until none rewrites anything
  * @ir: the IR, rewritten in place
@@ -509,7 +711,10 @@ void jit_optimize(struct jit_ir *ir)
 		n += opt_commute(ir);
 		n += opt_operands(ir);
 		n += opt_cmp_branch(ir);
+		n += opt_jump_thread(ir);
 		if (!n)
 			break;
 	}
+	opt_test_mask(ir);
+	opt_direct_load(ir);
 }

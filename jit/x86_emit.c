@@ -127,8 +127,8 @@ void emit_mov_imm(u8 **pprog, int dst, u64 imm)
 	*pprog = prog;
 }
 
-/* dst = *(u<size*8> or s<size*8> *)(base + off), extended to 64 bits */
-void emit_load(u8 **pprog, int size, bool sx, int dst, int base, s32 off)
+/* REX + opcode of a load of @size bytes (sign- or zero-extended) */
+static void emit_load_op(u8 **pprog, int size, bool sx, int dst, int base)
 {
 	u8 *prog = *pprog;
 
@@ -154,9 +154,34 @@ void emit_load(u8 **pprog, int size, bool sx, int dst, int base, s32 off)
 		EMIT1(0x8b);
 		break;
 	}
+	*pprog = prog;
+}
+
+/* dst = *(u<size*8> or s<size*8> *)(base + off), extended to 64 bits */
+void emit_load(u8 **pprog, int size, bool sx, int dst, int base, s32 off)
+{
+	u8 *prog = *pprog;
+
+	emit_load_op(&prog, size, sx, dst, base);
 	emit_mem(&prog, dst, base, off);
 	*pprog = prog;
 }
+
+/*
+ * The same load from the absolute address @addr (sign-extended disp32, as
+ * kernel and module addresses are): ModRM rm=100 + SIB 0x25, i.e. no base
+ * and no index (rm=101 alone would be rip-relative in 64-bit mode).
+ */
+void emit_load_abs(u8 **pprog, int size, bool sx, int dst, s32 addr)
+{
+	u8 *prog = *pprog;
+
+	emit_load_op(&prog, size, sx, dst, X86_RAX);
+	EMIT2(modrm(0, dst, X86_RSP), 0x25);
+	EMIT_imm32(addr);
+	*pprog = prog;
+}
+
 
 /* *(u<size*8> *)(base + off) = src */
 void emit_store(u8 **pprog, int size, int base, s32 off, int src)
@@ -358,6 +383,21 @@ void emit_test_rr(u8 **pprog, int a, int b)
 
 	emit_rex(&prog, true, b, a, false);
 	EMIT2(0x85, modrm(3, b, a));
+	*pprog = prog;
+}
+
+/* test a, imm (sign-extended imm32): the flags of a & imm, a unchanged */
+void emit_test_ri(u8 **pprog, int a, s32 imm)
+{
+	u8 *prog = *pprog;
+
+	if (a == X86_RAX) {
+		EMIT2(0x48, 0xa9);	/* test rax, imm32 */
+	} else {
+		emit_rex(&prog, true, 0, a, false);
+		EMIT2(0xf7, modrm(3, 0, a));
+	}
+	EMIT_imm32(imm);
 	*pprog = prog;
 }
 

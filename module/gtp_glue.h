@@ -60,4 +60,8 @@ void gtp_exec_free(void *image, size_t size);
 bool gtp_exec_want_endbr(void);
 void *gtp_exec_return_thunk(void);
 
+/* jit_direct.c: host.h jit_direct / jit_unpin (process context) */
+const void *gtp_jit_direct(u64 addr, u32 size, void **pin);
+void gtp_jit_unpin(void *pin);
+
 #endif /* GTP_GLUE_H */

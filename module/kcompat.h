@@ -16,6 +16,7 @@
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
  *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
  *                                                        (6.10 .. 6.12)          preemptible (we pin)
+ *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
  *
  * Kernel-internal functions that are not exported are resolved at run
  * time through kallsyms (gtp_ksym(), module/ksym.c), never linked to.
@@ -103,5 +104,46 @@ static inline int gtp_locked_down(void)
 
 	return ret ? ret : security_locked_down(LOCKDOWN_KPROBES);
 }
+
+/*
+ * A module's data, which stays mapped from load until its memory is freed
+ * (the JIT loads from it directly while it holds a reference, jit_direct.c):
+ * .rodata, .data..ro_after_init, .data and .bss.  6.4 split the module's
+ * "core layout" (one mapping: text | rodata | ro_after_init | data+bss)
+ * into one mod->mem[] area per kind.
+ */
+#include <linux/module.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+static inline bool gtp_module_data_has(const struct module *mod, u64 addr,
+				       u32 size)
+{
+	static const enum mod_mem_type kinds[] = {
+		MOD_RODATA, MOD_RO_AFTER_INIT, MOD_DATA,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		u64 base = (unsigned long)mod->mem[kinds[i]].base;
+		u64 len = mod->mem[kinds[i]].size;
+
+		if (base && addr >= base && addr - base < len &&
+		    size <= len - (addr - base))
+			return true;
+	}
+	return false;
+}
+#else
+static inline bool gtp_module_data_has(const struct module *mod, u64 addr,
+				       u32 size)
+{
+	u64 base = (unsigned long)mod->core_layout.base +
+		   mod->core_layout.text_size;
+	u64 len = mod->core_layout.size - mod->core_layout.text_size;
+
+	return mod->core_layout.base && addr >= base && addr - base < len &&
+	       size <= len - (addr - base);
+}
+#endif
 
 #endif /* GTP_KCOMPAT_H */

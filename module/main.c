@@ -285,6 +285,8 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.exec_free		= gtp_exec_free,
 	.exec_want_endbr	= gtp_exec_want_endbr,
 	.exec_return_thunk	= gtp_exec_return_thunk,
+	.jit_direct		= gtp_jit_direct,
+	.jit_unpin		= gtp_jit_unpin,
 	.kstack			= gtp_kstack,
 	.sdata_fields		= gtp_static_sdata_fields,
 };

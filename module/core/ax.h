@@ -122,6 +122,8 @@ struct ax_prog {
 	u64 (*jit)(struct ax_env *env);
 	void *jit_image;
 	u32 jit_size;
+	void **jit_pins;	/* held while the image lives (host.h) */
+	u32 jit_npins;
 };
 
 /*

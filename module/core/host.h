@@ -43,6 +43,15 @@ struct gtp_conn;
  *	IBT).
  * @exec_return_thunk: where JIT code returns through instead of 'ret'
  *	(the kernel's return thunk, as its BPF JIT uses), or NULL.
+ * @jit_direct: may JIT code read [@addr, @addr + @size) of a constant
+ *	address with a plain load instead of calling ax_hook_read()?  Only
+ *	when the whole range stays mapped for as long as the image can run
+ *	(kernel .rodata/.data/.bss; data of a module the host then pins) and
+ *	reading it is allowed now (lockdown).  Returns where the code loads
+ *	from (@addr itself in the kernel; a test's copy in userspace), or
+ *	NULL: use the nofault hook.  *@pin is set to what @jit_unpin must
+ *	release when the image is freed, or NULL.
+ * @jit_unpin: release a pin @jit_direct handed out (the image is gone).
  * @kstack: probe context ("collect $kstack"): the kernel call stack of
  *	the hit of @tp with registers @regs, innermost first, at most @max
  *	return addresses into @buf; returns how many.  No locks, no sleep.
@@ -63,6 +72,8 @@ struct gtp_host_ops {
 	void (*exec_free)(void *image, size_t size);
 	bool (*exec_want_endbr)(void);
 	void *(*exec_return_thunk)(void);
+	const void *(*jit_direct)(u64 addr, u32 size, void **pin);
+	void (*jit_unpin)(void *pin);
 
 	u32 (*kstack)(const struct gtp_tp *tp, struct pt_regs *regs,
 		      u64 *buf, u32 max);

@@ -18,13 +18,15 @@
  * within each batch so that machine noise hits them alike.
  *
  * Module globals are read by the bytecode with ref32 at their unrelocated
- * addresses (the '@sym' lines): user_env serves those bytes through
- * ax_hook_read(), while the gcc function reads real globals - the JIT pays
- * for a nofault read through a hook call there, which the table shows.
+ * addresses (the '@sym' lines).  user_env maps those addresses onto the
+ * real globals the gcc function reads, as direct regions: the interpreter
+ * reads them through ax_hook_read(), the JIT with a plain load, as it does
+ * in the kernel for a module gtp pins (module/jit_direct.c).
  */
 #include <time.h>
 #include "jit.h"
 #include "user_env.h"
+#include "user_host.h"
 
 extern u64 (*const native_fns[])(struct ax_env *);
 extern const int native_count;
@@ -61,7 +63,7 @@ static void add_global(const char *name, u64 addr)
 		fprintf(stderr, "jit_bench: unknown global %s\n", name);
 		exit(1);
 	}
-	user_env_add_region(addr, var, sizeof(*var));
+	user_env_add_direct_region(addr, var, sizeof(*var));
 }
 
 static void load_corpus(const char *path)
@@ -199,6 +201,8 @@ int main(int argc, char **argv)
 	if (batches > 64)
 		batches = 64;
 	user_env_reset();
+	/* images near our text, as the kernel's are near kernel text */
+	user_exec_near = true;
 	load_corpus(argv[1]);
 	if (nconds != native_count) {
 		fprintf(stderr, "jit_bench: %d conditions but %d C functions\n",

@@ -41,7 +41,11 @@ static u32 rn(u32 n)
 	return rnd() % n;
 }
 
-/* Two readable regions; everything else faults. */
+/*
+ * Two readable regions; everything else faults.  B (a kernel-like address)
+ * is a direct region: 'const; ref' into it compiles to a plain load
+ * (opt_direct_load) where the whole range fits, the hook otherwise.
+ */
 #define REGION_A	0x10000ULL
 #define REGION_B	0xffffffff81000000ULL
 #define REGION_LEN	64
@@ -384,6 +388,14 @@ struct result {
 
 static u8 region_a[REGION_LEN], region_b[REGION_LEN];
 
+/* Also what the next compile sees (the direct region's address). */
+static void add_regions(void)
+{
+	user_env_reset();
+	user_env_add_region(REGION_A, region_a, REGION_LEN);
+	user_env_add_direct_region(REGION_B, region_b, REGION_LEN);
+}
+
 static struct result run(struct ax_prog *prog, struct pt_regs *regs,
 			 int trace_limit, const s64 *tsv)
 {
@@ -391,9 +403,7 @@ static struct result run(struct ax_prog *prog, struct pt_regs *regs,
 	struct result r = { 0 };
 	unsigned int i, j;
 
-	user_env_reset();
-	user_env_add_region(REGION_A, region_a, REGION_LEN);
-	user_env_add_region(REGION_B, region_b, REGION_LEN);
+	add_regions();
 	if (trace_limit >= 0)
 		user_env_set_trace_limit(trace_limit);
 	for (i = 0; i < 8; i++)
@@ -454,6 +464,7 @@ int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len);
 void fuzz_jit_seed(u64 seed)
 {
 	rng_state = seed | 1;
+	add_regions();
 }
 
 /*
@@ -505,7 +516,7 @@ int main(int argc, char **argv)
 {
 	long nprogs = argc > 1 ? atol(argv[1]) : 1000;
 	u64 seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x9e3779b97f4a7c15ULL;
-	long done = 0, refused = 0, jitted = 0;
+	long done = 0, refused = 0, jitted = 0, direct = 0;
 	struct gen g;
 	char log[256];
 
@@ -529,6 +540,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		jitted++;
+		direct += prog->jit_npins > 0;
 		if (fuzz_jit_diff(prog, g.code, g.len))
 			return 1;
 		ax_jit_free(prog);
@@ -541,6 +553,11 @@ int main(int argc, char **argv)
 	       "trace %ld, reg %ld, tsv %ld\n", by_err[0], by_err[AX_ERR_MEM],
 	       by_err[AX_ERR_DIV0], by_err[AX_ERR_BUDGET], by_err[AX_ERR_TRACE],
 	       by_err[AX_ERR_REG], by_err[AX_ERR_TSV]);
+	printf("fuzz-jit: %ld programs with direct loads\n", direct);
+	if (user_env_nr_pins()) {
+		fprintf(stderr, "fuzz-jit: %u pins left\n", user_env_nr_pins());
+		return 1;
+	}
 	if (refused * 10 > done) {
 		fprintf(stderr, "fuzz-jit: too many refused programs\n");
 		return 1;

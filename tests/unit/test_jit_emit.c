@@ -102,6 +102,25 @@ static void test_load(void **state)
 	      "mov rcx, qword ptr [rbx - 8]");
 }
 
+/* absolute disp32 (kernel and module data addresses), no base, no rip */
+static void test_load_abs(void **state)
+{
+	CHECK(emit_load_abs(&prog, 4, true, X86_RAX, (s32)0xc0a01e48),
+	      "movsxd rax, dword ptr [0xffffffffc0a01e48]");
+	CHECK(emit_load_abs(&prog, 4, false, X86_R8, 0x10000),
+	      "mov r8d, dword ptr [0x10000]");
+	CHECK(emit_load_abs(&prog, 8, false, X86_RSI, 0x1000),
+	      "mov rsi, qword ptr [0x1000]");
+	CHECK(emit_load_abs(&prog, 2, true, X86_R10, -4),
+	      "movsx r10, word ptr [0xfffffffffffffffc]");
+	CHECK(emit_load_abs(&prog, 1, true, X86_R9, (s32)0x80000000),
+	      "movsx r9, byte ptr [0xffffffff80000000]");
+	/* without REX.W capstone prints the disp32 unextended; the CPU
+	 * still extends it (64-bit address size) */
+	CHECK(emit_load_abs(&prog, 1, false, X86_R9, 0x7ffffff0),
+	      "movzx r9d, byte ptr [0x7ffffff0]");
+}
+
 static void test_store(void **state)
 {
 	CHECK(emit_store(&prog, 8, X86_RSP, 16, X86_RSI),
@@ -172,6 +191,9 @@ static void test_flags(void **state)
 {
 	CHECK(emit_test_rr(&prog, X86_RAX, X86_RAX), "test rax, rax");
 	CHECK(emit_test_rr(&prog, X86_R11, X86_R11), "test r11, r11");
+	CHECK(emit_test_ri(&prog, X86_RAX, 1), "test rax, 1");
+	CHECK(emit_test_ri(&prog, X86_RSI, 0xff), "test rsi, 0xff");
+	CHECK(emit_test_ri(&prog, X86_R10, -16), "test r10, -0x10");
 	CHECK(emit_cmov(&prog, 0x4, X86_RAX, X86_RDX), "cmove rax, rdx");
 	CHECK(emit_xchg(&prog, X86_RAX, X86_R8), "xchg rax, r8");
 }
@@ -246,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_mov_imm),
 		cmocka_unit_test(test_mov_imm_sizes),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_load_abs),
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_alu),
 		cmocka_unit_test(test_mul_div),

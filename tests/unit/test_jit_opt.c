@@ -139,6 +139,39 @@ static void test_ext_narrower_kept(void **state)
 	assert_int_equal(opt_ext(&ir), 0);
 }
 
+static void test_ext_after_width_keeping_ops(void **state)
+{
+	/* (int)x >> 2, ~(int)x, (int)x & 0xff, (int)x ^ (int)y: ext 32 gone */
+	decode("26 0005 16 20 22 02 0a 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(4);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	decode("26 0005 16 20 12 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(3);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	decode("26 0005 16 20 22 ff 0f 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(4);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	decode("26 0005 16 20 26 0004 16 20 11 16 20 27");
+	assert_int_equal(opt_ext(&ir), 1);
+	assert_nop(5);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	/* a logical shift of a negative int is no int: kept */
+	decode("26 0005 16 20 22 02 0b 16 20 27");
+	assert_int_equal(opt_ext(&ir), 0);
+	jit_ir_free(&ir);
+	ax_prog_free(prog);
+	/* nor is ~ of a zero-extended value (ext 32 after zero_ext 32) */
+	decode("26 0005 2a 20 12 16 20 27");
+	assert_int_equal(opt_ext(&ir), 0);
+}
+
 static void test_ext_not_across_join(void **state)
 {
 	/*
@@ -364,8 +397,61 @@ static void test_shape_cmp_jcc(void **state)
 	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
 		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
 	assert_int_equal(count_prefix(text, "set"), 0);
-	assert_int_equal(count_prefix(text, "cmp rax, 5"), 1);
-	assert_int_equal(count_prefix(text, "cmp rax, 3"), 1);
+	/* and the int arguments are compared in place */
+	assert_int_equal(count_prefix(text, "cmp dword ptr [r11 + 0x70], 5"), 1);
+	assert_int_equal(count_prefix(text, "cmp dword ptr [r11 + 0x68], 3"), 1);
+	assert_int_equal(count_prefix(text, "movsxd"), 0);
+}
+
+static void test_compare_in_place_values(void **state)
+{
+	/* (int)x cc imm compared as dwords in place: every compare, either
+	 * operand order, negated or not, at the edges of both orders */
+	static const char *const cmps[] = {
+		"13", "14", "15", "2b 14", "2b 15", "13 0e", "14 0e", "2b 15 0e",
+	};
+	static const char *const imms[] = {
+		"22 00", "22 05", "23 ffff 16 20", "24 7fffffff",
+		"24 80000000 16 20", "24 80000001 16 20",
+	};
+	static const s64 xs[] = {
+		0, 1, -1, 5, 4, 6, 0x7fffffff, -0x80000000LL, -0x7fffffffLL,
+		0x80000000LL, 0x100000005LL, -2,
+	};
+	char hex[80];
+	unsigned int c, m, x;
+
+	for (c = 0; c < ARRAY_SIZE(cmps); c++) {
+		for (m = 0; m < ARRAY_SIZE(imms); m++) {
+			u64 (*jit)(struct ax_env *);
+
+			snprintf(hex, sizeof(hex), "26 0005 16 20 %s %s 27",
+				 imms[m], cmps[c]);
+			compile(hex);
+			/* in place, but for 'x < 0' (load; shr 63) */
+			assert_true(!count_prefix(text, "movsxd") ||
+				    strstr(text, "shr rax, 0x3f"));
+			jit = prog->jit;
+			for (x = 0; x < ARRAY_SIZE(xs); x++) {
+				struct pt_regs regs = { .di = (u64)xs[x] };
+				struct ax_env e = { .regs = &regs };
+				u64 vi, vj;
+
+				prog->jit = NULL;
+				vi = ax_run(prog, &e);
+				prog->jit = jit;
+				vj = ax_run(prog, &e);
+				if (vi != vj)
+					fail_msg("%s at x=%lld: interp %llu jit %llu",
+						 hex, (long long)xs[x],
+						 (unsigned long long)vi,
+						 (unsigned long long)vj);
+			}
+			ax_jit_free(prog);
+			ax_prog_free(prog);
+			prog = NULL;
+		}
+	}
 }
 
 static void test_shape_dup_pop_gone(void **state)
@@ -399,6 +485,84 @@ static void test_shape_mul_pow2(void **state)
 	assert_int_equal(count_prefix(text, "imul"), 0);
 }
 
+static void test_shape_test_mask(void **state)
+{
+	/* gdb's "!(counter1 & 1)": and + compare with 0 -> test */
+	compile("26 0005 16 20 22 01 0f 0e 27");
+	assert_non_null(strstr(text, "test rax, 1\nsete al"));
+	assert_int_equal(count_prefix(text, "and"), 0);
+}
+
+static void test_shape_sign_bit(void **state)
+{
+	/* gdb's "(short)counter2 < 0": one movsx word load, then the sign */
+	compile("26 0004 16 20 16 10 22 00 14 27");
+	assert_non_null(strstr(text,
+		"movsx rax, word ptr [r11 + 0x68]\nshr rax, 0x3f\nret"));
+}
+
+static void test_shape_unsigned_int(void **state)
+{
+	/* gdb's "(unsigned int)counter1 < 10u": a zero-extending load */
+	compile("26 0005 16 20 2a 20 22 0a 15 27");
+	assert_non_null(strstr(text, "mov eax, dword ptr [r11 + 0x70]\n"));
+	assert_int_equal(count_prefix(text, "movsxd"), 0);
+}
+
+static void test_shape_and_no_jump_over_jump(void **state)
+{
+	/* gdb's "counter1 > 5 && counter2 < 3": two jcc, both returns
+	 * inline: the only jmp is the NULL-regs stub's tail call */
+	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
+		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
+	assert_non_null(strstr(text, "jle"));
+	assert_non_null(strstr(text, "jge"));
+	assert_int_equal(count_prefix(text, "jmp 0x"), 0);
+	assert_int_equal(count_prefix(text, "jmp rax"), 1);
+	assert_int_equal(count_prefix(text, "ret"), 2);
+}
+
+static void test_shape_divrem_pow2(void **state)
+{
+	/* x op 2^k for k = 1, 4, 30, signed and unsigned: no div, and the
+	 * interpreter's values (truncation towards zero) */
+	static const char *const ops[] = { "05", "06", "07", "08" };
+	static const char *const divs[] = { "22 02", "22 10", "24 40000000" };
+	static const s64 xs[] = {
+		0, 1, -1, 15, -15, 16, -16, 17, -17, 0x7fffffff, -0x80000000LL,
+		INT64_MAX, INT64_MIN, INT64_MIN + 1,
+	};
+	char hex[64];
+	unsigned int o, d, x;
+
+	for (o = 0; o < 4; o++) {
+		for (d = 0; d < 3; d++) {
+			u64 (*jit)(struct ax_env *);
+
+			snprintf(hex, sizeof(hex), "26 0005 %s %s 27", divs[d],
+				 ops[o]);
+			compile(hex);
+			assert_int_equal(count_prefix(text, "idiv"), 0);
+			assert_int_equal(count_prefix(text, "div"), 0);
+			jit = prog->jit;
+			for (x = 0; x < ARRAY_SIZE(xs); x++) {
+				struct pt_regs regs = { .di = (u64)xs[x] };
+				struct ax_env e = { .regs = &regs };
+				u64 vi, vj;
+
+				prog->jit = NULL;
+				vi = ax_run(prog, &e);
+				prog->jit = jit;
+				vj = ax_run(prog, &e);
+				assert_int_equal(vi, vj);
+			}
+			ax_jit_free(prog);
+			ax_prog_free(prog);
+			prog = NULL;
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +575,7 @@ int main(void)
 		T(test_ext_after_ext),
 		T(test_ext_after_compare_and_ref),
 		T(test_ext_narrower_kept),
+		T(test_ext_after_width_keeping_ops),
 		T(test_ext_not_across_join),
 		T(test_fold_binop),
 		T(test_fold_semantics),
@@ -430,10 +595,16 @@ int main(void)
 		T(test_shape_reg_direct),
 		T(test_shape_pt_regs_operand),
 		T(test_shape_cmp_jcc),
+		T(test_compare_in_place_values),
 		T(test_shape_dup_pop_gone),
 		T(test_shape_ext_gone_after_load),
 		T(test_shape_div_by_const),
 		T(test_shape_mul_pow2),
+		T(test_shape_test_mask),
+		T(test_shape_sign_bit),
+		T(test_shape_unsigned_int),
+		T(test_shape_and_no_jump_over_jump),
+		T(test_shape_divrem_pow2),
 #undef T
 	};
 

@@ -16,6 +16,7 @@ struct user_region {
 	u64 addr;
 	size_t len;
 	u8 *bytes;
+	bool direct;	/* JIT code may load from bytes (user_env_direct()) */
 };
 
 static struct user_region regions[USER_ENV_MAX_REGIONS];
@@ -31,13 +32,15 @@ static unsigned int records_left = USER_ENV_MAX_TRACES;
 
 static s64 tsvs[USER_ENV_NR_TSV];
 static unsigned int nr_reads;
+static unsigned int nr_pins;
 
 void user_env_reset(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < nr_regions; i++)
-		free(regions[i].bytes);
+		if (!regions[i].direct)
+			free(regions[i].bytes);
 	nr_regions = 0;
 	nr_traces = 0;
 	nr_tracevs = 0;
@@ -47,7 +50,7 @@ void user_env_reset(void)
 	nr_reads = 0;
 }
 
-int user_env_add_region(u64 addr, const void *bytes, size_t len)
+static int add_region(u64 addr, const void *bytes, size_t len, bool direct)
 {
 	struct user_region *r;
 
@@ -56,14 +59,70 @@ int user_env_add_region(u64 addr, const void *bytes, size_t len)
 	if (nr_regions == USER_ENV_MAX_REGIONS)
 		return -ENOSPC;
 	r = &regions[nr_regions];
-	r->bytes = malloc(len ? len : 1);
-	if (!r->bytes)
-		return -ENOMEM;
-	memcpy(r->bytes, bytes, len);
+	if (direct) {
+		/* the caller's bytes, changing in place like kernel data */
+		r->bytes = (u8 *)bytes;
+	} else {
+		r->bytes = malloc(len ? len : 1);
+		if (!r->bytes)
+			return -ENOMEM;
+		memcpy(r->bytes, bytes, len);
+	}
 	r->addr = addr;
 	r->len = len;
+	r->direct = direct;
 	nr_regions++;
 	return 0;
+}
+
+int user_env_add_region(u64 addr, const void *bytes, size_t len)
+{
+	return add_region(addr, bytes, len, false);
+}
+
+int user_env_add_direct_region(u64 addr, const void *bytes, size_t len)
+{
+	return add_region(addr, bytes, len, true);
+}
+
+/*
+ * The newest region touching [addr, addr + n) decides: it must be direct
+ * and hold the whole range (a newer region shadowing part of a direct one
+ * makes the range "not provably one mapping", like a range that leaves a
+ * kernel section).
+ */
+const void *user_env_direct(u64 addr, size_t n, void **pin)
+{
+	unsigned int i = nr_regions;
+
+	*pin = NULL;
+	if (!n || addr + (n - 1) < addr)
+		return NULL;
+	while (i--) {
+		struct user_region *r = &regions[i];
+
+		if (!r->len || addr + (n - 1) < r->addr ||
+		    addr > r->addr + (r->len - 1))
+			continue;	/* no byte in common */
+		if (!r->direct || addr < r->addr ||
+		    n > r->len - (addr - r->addr))
+			return NULL;
+		*pin = r;
+		nr_pins++;
+		return r->bytes + (addr - r->addr);
+	}
+	return NULL;
+}
+
+void user_env_unpin(void *pin)
+{
+	if (pin)
+		nr_pins--;
+}
+
+unsigned int user_env_nr_pins(void)
+{
+	return nr_pins;
 }
 
 /* Newest region holding [addr, addr + n), n >= 1, or NULL. */
@@ -179,10 +238,17 @@ unsigned int user_env_nr_reads(void)
 
 /* --- the hooks of ax.h ------------------------------------------------ */
 
+/* The hit's fault budget as module/core/ax_hooks.c applies it. */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
 {
 	nr_reads++;
-	return gtp_read_nofault(dst, addr, size);
+	if (env->faults >= AX_HIT_FAULTS_MAX)
+		return -EFAULT;
+	if (gtp_read_nofault(dst, addr, size)) {
+		env->faults++;
+		return -EFAULT;
+	}
+	return 0;
 }
 
 int ax_hook_trace(struct ax_env *env, u64 addr, u32 size, bool upto_nul)

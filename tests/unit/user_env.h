@@ -9,7 +9,8 @@
  *   gtp_read_nofault()	reads only from registered regions; any byte
  *			outside them faults (-EFAULT), like a bad kernel
  *			pointer.  This is gtp-ax's --mem ADDR=HEX model.
- *   ax_hook_read()	= gtp_read_nofault()
+ *   ax_hook_read()	= gtp_read_nofault(), within the hit's fault budget
+ *			(env->faults, AX_HIT_FAULTS_MAX) as in the module
  *   ax_hook_trace()	appends a trace record (addr, size asked, the
  *			readable prefix of the bytes); unreadable memory is
  *			not an error (the rest is "unavailable"), only a
@@ -56,6 +57,24 @@ void user_env_reset(void);
  * (range wraps around), -ENOSPC or -ENOMEM.
  */
 int user_env_add_region(u64 addr, const void *bytes, size_t len);
+
+/*
+ * A region JIT code may load from directly (host.h jit_direct): the model
+ * of kernel .data/.rodata/.bss and of a pinned module's data.  Not a copy:
+ * @bytes stay the caller's and change in place, as kernel data does, seen
+ * alike by the hook and by compiled loads; they must outlive every image
+ * compiled while the region was registered.
+ */
+int user_env_add_direct_region(u64 addr, const void *bytes, size_t len);
+
+/*
+ * gtp_host->jit_direct() and ->jit_unpin() of the userspace host: where
+ * JIT code may load [addr, addr + n) from, or NULL; every grant takes a
+ * pin (*pin != NULL), counted until unpinned.
+ */
+const void *user_env_direct(u64 addr, size_t n, void **pin);
+void user_env_unpin(void *pin);
+unsigned int user_env_nr_pins(void);
 
 /* Set gdb register @regno (0..16, see ax_reg_offset()); -EINVAL if bad. */
 int user_env_set_reg(struct pt_regs *regs, unsigned int regno, u64 val);

@@ -8,6 +8,7 @@
  * image, so callers' size arguments need not match the allocation.
  */
 #include <sys/mman.h>
+#include <stdint.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,12 +26,37 @@ static size_t page_round(size_t n)
 	return (n + pg - 1) & ~(pg - 1);
 }
 
+bool user_exec_near;
+
+/* Upward from 1GB below our text, never reusing an address. */
+static void *map_near_text(size_t len)
+{
+	static uintptr_t next;
+	void *p;
+	int i;
+
+	if (!next)
+		next = ((uintptr_t)&map_near_text & ~(uintptr_t)0xfffff) -
+		       (1UL << 30);
+	for (i = 0; i < 1024; i++, next += len) {
+		p = mmap((void *)next, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (p != MAP_FAILED) {
+			next += len;
+			return p;
+		}
+	}
+	return MAP_FAILED;
+}
+
 void *user_exec_alloc(size_t size)
 {
 	size_t len = page_round(size + sizeof(struct exec_hdr));
 	struct exec_hdr *h;
 
-	h = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	h = user_exec_near ? map_near_text(len) :
+	    mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (h == MAP_FAILED)
 		return NULL;

@@ -20,6 +20,13 @@ const char *user_jit_off_reason(void);
 extern void *user_exec_return_thunk;
 /* Start images with endbr64, as a kernel with IBT asks. */
 extern bool user_exec_endbr;
+/*
+ * Map images within 1GB below this program's text, as the kernel maps JIT
+ * images near kernel text (rel32 calls; and CPUs predict near indirect
+ * calls and returns faster than ones across the address space): the
+ * benchmark sets it.  Off: anywhere mmap() likes (movabs calls).
+ */
+extern bool user_exec_near;
 /* errno to fail the next arm with, the way a kernel refusal does */
 extern int user_trace_fail_arm;
 extern int user_trace_armed;

@@ -11,6 +11,7 @@
 #include "host.h"
 #include "tracepoint.h"
 #include "user_host.h"
+#include "user_env.h"
 
 int user_trace_fail_arm;	/* errno to fail the next arm */
 int user_trace_armed;
@@ -69,6 +70,11 @@ static int user_sdata_fields(u64 addr, char *buf, size_t size)
 	return snprintf(buf, size, "counter1:4:s counter2:4:s");
 }
 
+static const void *user_jit_direct(u64 addr, u32 size, void **pin)
+{
+	return user_env_direct(addr, size, pin);
+}
+
 static const struct gtp_host_ops user_host = {
 	.arm			= user_arm,
 	.disarm			= user_disarm,
@@ -80,6 +86,8 @@ static const struct gtp_host_ops user_host = {
 	.exec_free		= user_exec_free,
 	.exec_want_endbr	= user_exec_want_endbr,
 	.exec_return_thunk	= user_exec_return_thunk_of,
+	.jit_direct		= user_jit_direct,
+	.jit_unpin		= user_env_unpin,
 	.kstack			= user_kstack,
 	.sdata_fields		= user_sdata_fields,
 };
