@@ -45,6 +45,20 @@ def loop():
     return _loop(N)
 
 
+class Rows(list):
+    """The table's rows; says on stderr how each went, as it goes (a long
+    boot shows progress)."""
+
+    def append(self, r):
+        sys.stderr.write("# %s: %s\n" % (r["label"], r["fail"] or "%.1f" % r["cyc"]))
+        sys.stderr.flush()
+        super().append(r)
+
+    def extend(self, rs):
+        for r in rs:
+            self.append(r)
+
+
 def floor(key, label, mode, ref):
     """gtp_test's empty probe `mode` (EINVAL: this build has no such mode)."""
     try:
@@ -90,8 +104,11 @@ def streamed_row(where):
     if p.returncode:
         return failed(key, label, "gtp-ctl stream: " + out.strip()[-80:])
     if r["cyc"] is not None:
-        r["note"] = "consumer got %s events" % (
-            out.strip().splitlines()[-1].split(" events")[0].split()[-1])
+        got = int(out.strip().splitlines()[-1].split(" events")[0].split()[-1])
+        # frames the consumer took are no longer in the buffer: what it
+        # did not get is what was lost
+        r["frames"], r["drops"] = got, r["frames"] + r["drops"] - got
+        r["note"] = "frames/events: what the consumer received"
     return r
 
 
@@ -102,7 +119,7 @@ def gtp_rows(rows, entry_params, attach, mid):
         ref = lambda k: None if tag == "jit" else k + "_jit"
         for kind, where, what in (
                 ("entry", "trace gtp_test_function", "entry (%s)" % attach),
-                ("mid", mid and "trace *%s" % mid, "mid-function %s" % (mid or "")),
+                ("mid", mid and "trace *%s" % mid, "mid-function *%s" % (mid or "MID")),
                 ("static", "gtp-strace " + EVENT, "static " + EVENT)):
             for truth, cond, coll in (("false", COND_FALSE, None),
                                       ("true", COND_TRUE, EXPR)):
@@ -138,7 +155,7 @@ def peer_rows(rows):
                                     "counter1 < 0", loop, "static_false_jit"))
     rows.append(peers.ftrace_static("ftev_true", "ftrace event %s, filter counter1 > 0" % EVENT,
                                     "counter1 > 0", loop, "static_true_jit"))
-    rows.extend(peers.lttng_rows(loop, "entry_true_jit"))
+    rows.extend(peers.lttng_rows(loop))
 
 
 def worst_rows(rows, entry_params):
@@ -158,7 +175,8 @@ def worst_rows(rows, entry_params):
 def main():
     loop()  # warm up caches, then measure
     base = loop()
-    rows = [row("base", "unprobed loop", base)]
+    rows = Rows()
+    rows.append(row("base", "unprobed loop", base))
 
     rows.append(floor("floor_kprobe", "empty kprobe pre-handler, entry (floor)",
                       "kprobe", "entry_false_jit"))

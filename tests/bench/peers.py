@@ -15,7 +15,7 @@ import signal
 import subprocess
 import time
 
-from guestlib import write
+from guestlib import REPO, write
 from table import failed, row
 
 TRACING = "/sys/kernel/tracing"
@@ -150,15 +150,47 @@ def _lttng(*args):
     return out
 
 
+# Loaded in this order (dependencies first); sessiond finds them loaded.
+LTTNG_KOS = ["src/lib/lttng-lib-ring-buffer", "src/lttng-wrapper", "src/lttng-clock",
+             "src/lib/lttng-counter", "src/lttng-statedump", "src/probes/lttng-kprobes",
+             "src/probes/lttng-kretprobes", "src/probes/lttng-uprobes", "src/lttng-tracer",
+             "src/lttng-counter-client-percpu-32-modular",
+             "src/lttng-counter-client-percpu-64-modular",
+             "src/lttng-ring-buffer-client-discard",
+             "src/lttng-ring-buffer-client-overwrite",
+             "src/lttng-ring-buffer-metadata-client",
+             "src/lttng-ring-buffer-client-mmap-discard",
+             "src/lttng-ring-buffer-client-mmap-overwrite",
+             "src/lttng-ring-buffer-metadata-mmap-client",
+             "src/lttng-ring-buffer-event-notifier-client"]
+
+
 def _lttng_start_sessiond():
-    """Start a root session daemon (it loads lttng-modules); None or why not."""
+    """Load lttng-modules (tests/bench/lttng-build's, for this kernel) and
+    our provider, start a root session daemon; None or why not."""
     if not shutil.which("lttng-sessiond"):
         return "lttng-tools not installed"
-    r = subprocess.run(["modprobe", "lttng-tracer"], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT)
-    if r.returncode:
-        return "lttng-modules not loadable: " + _last(r.stdout.decode(errors="replace"))
-    os.environ.setdefault("LTTNG_HOME", "/tmp")
+    top = os.path.join(REPO, "build", "lttng", os.uname().release)
+    if not os.path.exists(os.path.join(top, "probe", "lttng_probe_gtp_test.ko")):
+        return "lttng-modules not built for this kernel (tests/bench/lttng-build)"
+    todo = [os.path.join(top, "src" if ko.startswith("src/") else "", ko) + ".ko"
+            for ko in LTTNG_KOS + ["probe/lttng_probe_gtp_test"]]
+    todo = [p for p in todo if os.path.exists(p)]
+    while todo:     # insmod in passes: a module waits for its dependencies
+        left, err = [], ""
+        for path in todo:
+            r = subprocess.run(["insmod", path], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            if r.returncode:
+                left.append(path)
+                err = "insmod %s: %s" % (os.path.basename(path),
+                                         _last(r.stdout.decode(errors="replace")))
+        if len(left) == len(todo):
+            return err
+        todo = left
+    os.environ["LTTNG_HOME"] = "/tmp"
+    # only our provider: the other probe modules are not loaded
+    os.environ["LTTNG_KMOD_PROBES"] = "gtp_test"
     r = subprocess.run(["lttng-sessiond", "--daemonize"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     if r.returncode:
@@ -166,47 +198,46 @@ def _lttng_start_sessiond():
     return None
 
 
-def lttng_rows(loop, key_ref):
-    """LTTng-modules: the static event needs an LTTng probe provider for
-    gtp_test_event, which lttng-modules does not ship; failing that the
-    row records LTTng's kprobe event on gtp_test_function (every hit
-    recorded: LTTng kernel events have no payload filter on kprobes)."""
-    rows = [failed("lttng_static", "LTTng, record gtp_test_event (static)",
-                   "no LTTng probe provider for gtp_test_event "
-                   "(lttng-modules ships providers for in-tree events only)",
-                   "static_true_jit")]
-    key, label, ref = "lttng_kprobe", "LTTng, kprobe event on gtp_test_function, record all", key_ref
+def lttng_rows(loop):
+    """LTTng-modules recording gtp_test_event through our provider, with
+    LTTng's filter (no arithmetic in LTTng filters either: the nearest
+    condition, same truth as ftrace's)."""
+    rows = []
     why = _lttng_start_sessiond()
-    if why:
-        rows.append(failed(key, label, why, ref))
-        return rows
-    try:
-        _lttng("create", "gtpbench", "--output=/tmp/gtp-lttng")
-        _lttng("enable-channel", "-k", "ch", "--subbuf-size=1M", "--num-subbuf=4")
-        _lttng("enable-event", "-k", "-c", "ch", "--probe=gtp_test_function", "gtpkp")
-        _lttng("start")
-        cyc = loop()
-        _lttng("stop")
-        seen, lost = _lttng_counts()
-        rows.append(row(key, label, cyc, seen, lost, ref))
-    except (RuntimeError, OSError) as e:
-        rows.append(failed(key, label, str(e)[:100], ref))
-    finally:
-        subprocess.run(["lttng", "destroy", "gtpbench"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+    for truth, filt in (("false", "counter1 < 0"), ("true", "counter1 > 0")):
+        key, ref = "lttng_" + truth, "static_%s_jit" % truth
+        label = "LTTng, record gtp_test_event, filter %s" % filt
+        if why:
+            rows.append(failed(key, label, why, ref))
+            continue
+        out = "/tmp/gtp-lttng-" + truth
+        try:
+            _lttng("create", "gtpbench", "--output=" + out)
+            _lttng("enable-channel", "-k", "ch", "--subbuf-size=1M", "--num-subbuf=4")
+            _lttng("enable-event", "-k", "-c", "ch", "gtp_test_event", "--filter", filt)
+            _lttng("start")
+            cyc = loop()
+            _lttng("stop")
+            seen, lost = _lttng_counts(out)
+            rows.append(row(key, label, cyc, seen, lost, ref))
+        except (RuntimeError, OSError) as e:
+            rows.append(failed(key, label, str(e)[:100], ref))
+        finally:
+            subprocess.run(["lttng", "destroy", "gtpbench"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
     return rows
 
 
-def _lttng_counts():
+def _lttng_counts(out):
     """(events recorded, events lost) of the stopped session, read back
     with babeltrace2 (None when it is not there)."""
     lost = 0
     if not shutil.which("babeltrace2"):
         return None, None
-    p = subprocess.run(["babeltrace2", "/tmp/gtp-lttng"], stdout=subprocess.PIPE,
+    p = subprocess.run(["babeltrace2", out], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     text = p.stdout.decode(errors="replace")
-    seen = text.count("gtpkp:")
+    seen = text.count("gtp_test_event:")
     for m in re.finditer(r"[Dd]iscarded (\d+) events", text):
         lost += int(m.group(1))
     return seen, lost
