@@ -126,8 +126,8 @@ def write_doc(text, path, command):
                 "Guest cycles per call of the paper's Fig. 11 loop (`tests/bench/"
                 "guest_bench.py`), all rows from the same deterministic boot "
                 "(`-icount shift=0,sleep=off -smp 1`: guest cycles are "
-                "instructions, so figures repeat from boot to boot whatever "
-                "the host's load).\n\n" % command)
+                "instructions, whatever the host's load; between boots the "
+                "figures move by about 1%%).\n\n" % command)
         f.write("\n".join(body) + "\n")
     return True
 
