@@ -21,6 +21,10 @@
  *					static tracepoint tool's floor)
  *	echo off > /proc/gtp_test	remove both
  *
+ * Worst case (not just the mean): "echo hist N > /proc/gtp_test" runs the
+ * loop N times timing each call alone (gtp_test_hist_run()); reading then
+ * prints a second line "hist calls=N min= p50= p99= max= mean= tsc=".
+ *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
  * mirror the loop's state, for conditions on globals).
@@ -33,6 +37,10 @@
 #include <linux/kstrtox.h>
 #include <linux/mutex.h>
 #include <linux/kprobes.h>
+#include <linux/vmalloc.h>
+#include <linux/sort.h>
+#include <linux/irqflags.h>
+#include <linux/sched.h>
 #include <asm/msr.h>
 
 #define CREATE_TRACE_POINTS
@@ -136,6 +144,115 @@ static void gtp_test_loop(unsigned long n)
 	last_cycles = t1 - t0;
 }
 
+/*
+ * Per-call cost distribution ("hist N").  Each call is timed on its own
+ * with rdtsc_ordered() and interrupts disabled around it, so a timer tick
+ * or an interrupt is never charged to the probe; whatever the probe itself
+ * does (sub-buffer switches included) is.  The samples go to a vmalloc'd
+ * array sized before the timed part, and are sorted afterwards: nothing
+ * in the timed part sleeps or allocates.  "tsc" is the cost of the timing
+ * alone (the same region with no call, the minimum of 1024), to subtract
+ * when comparing with "calls= cycles=" figures.
+ */
+#define HIST_MAX_CALLS	(16UL << 20)
+
+static struct {
+	unsigned long calls;
+	u32 min, p50, p99, max, tsc;
+	u64 sum;
+} hist;
+static bool hist_valid;
+
+static int hist_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u32 hist_tsc_cost(void)
+{
+	unsigned long flags;
+	u32 best = U32_MAX;
+	u64 t0, t1;
+	int i;
+
+	for (i = 0; i < 1024; i++) {
+		local_irq_save(flags);
+		t0 = rdtsc_ordered();
+		t1 = rdtsc_ordered();
+		local_irq_restore(flags);
+		best = min_t(u64, best, t1 - t0);
+	}
+	return best;
+}
+
+static int gtp_test_hist_run(unsigned long n)
+{
+	unsigned long i, flags;
+	u64 start, t0, t1;
+	u32 *t;
+
+	if (!n || n > HIST_MAX_CALLS)
+		return -EINVAL;
+	t = vmalloc(array_size(n, sizeof(*t)));
+	if (!t)
+		return -ENOMEM;
+	hist_valid = false;
+	hist.tsc = hist_tsc_cost();
+	loop_counter1 = 0;
+	loop_counter2 = 0;
+	start = rdtsc_ordered();
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(loop_counter1, loop_counter1 + 1);
+		local_irq_save(flags);
+		t0 = rdtsc_ordered();
+		gtp_test_function(READ_ONCE(loop_counter1),
+				  READ_ONCE(loop_counter2));
+		t1 = rdtsc_ordered();
+		local_irq_restore(flags);
+		t[i] = min_t(u64, t1 - t0, U32_MAX);
+		WRITE_ONCE(loop_counter2, loop_counter2 + 1);
+		if (!(i & 1023))
+			cond_resched();	/* outside the timed part */
+	}
+	last_cycles = rdtsc_ordered() - start;
+	last_calls = n;
+
+	hist.sum = 0;
+	for (i = 0; i < n; i++)
+		hist.sum += t[i];
+	sort(t, n, sizeof(*t), hist_cmp, NULL);
+	hist.calls = n;
+	hist.min = t[0];
+	hist.p50 = t[n / 2];
+	hist.p99 = t[min(n - 1, n * 99 / 100)];
+	hist.max = t[n - 1];
+	hist_valid = true;
+	vfree(t);
+	return 0;
+}
+
+/* "hist N": -EINVAL if @cmd is not one, else the run's status. */
+static int gtp_test_hist_command(const char *cmd)
+{
+	unsigned long n;
+
+	if (strncmp(cmd, "hist ", 5) || kstrtoul(strim((char *)cmd + 5), 0, &n))
+		return -EINVAL;
+	return gtp_test_hist_run(n);
+}
+
+static int gtp_test_hist_show(char *buf, size_t size)
+{
+	if (!hist_valid)
+		return 0;
+	return scnprintf(buf, size,
+			 "hist calls=%lu min=%u p50=%u p99=%u max=%u mean=%llu tsc=%u\n",
+			 hist.calls, hist.min, hist.p50, hist.p99, hist.max,
+			 div64_u64(hist.sum, hist.calls), hist.tsc);
+}
+
 static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
@@ -151,10 +268,14 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&gtp_test_lock);
 	ret = kstrtoul(strim(buf), 0, &n);
-	if (!ret)
+	if (!ret) {
 		gtp_test_loop(n);
-	else
-		ret = baseline_command(buf);
+		hist_valid = false;
+	} else {
+		ret = gtp_test_hist_command(buf);
+		if (ret == -EINVAL)
+			ret = baseline_command(buf);
+	}
 	mutex_unlock(&gtp_test_lock);
 	return ret ? ret : count;
 }
@@ -162,12 +283,13 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 static ssize_t gtp_test_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	char buf[64];
+	char buf[192];
 	int len;
 
 	mutex_lock(&gtp_test_lock);
 	len = scnprintf(buf, sizeof(buf), "calls=%lu cycles=%llu\n",
 			last_calls, last_cycles);
+	len += gtp_test_hist_show(buf + len, sizeof(buf) - len);
 	mutex_unlock(&gtp_test_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }

@@ -1,116 +1,204 @@
 #!/usr/bin/env python3
-"""Guest cycles per probed call (run inside the guest: see guest.mk).
+"""The peer table of issue 11: gtp, the floors and its peers, one boot.
 
     tests/vm/run --icount -- python3 tests/bench/guest_bench.py [N]
 
 With -icount shift=0,sleep=off -smp 1 the guest's TSC follows the number
 of instructions executed, so the figures repeat exactly from boot to boot.
 Each case runs the paper's Fig. 11 loop N times (`echo N > /proc/gtp_test`)
-and reads the loop's cycles (`cat /proc/gtp_test`); the table gives cycles
+and reads the loop's cycles (`cat /proc/gtp_test`); every row gives cycles
 per call and the overhead over the unprobed loop, all from this one run.
 
-Cases: the floors any tool pays (an empty kprobe pre-handler, an empty
-tracepoint probe), ftrace's kprobe events with a filter (a peer shipped
-with every kernel), and gtp: dynamic tracepoint on gtp_test_function with
-a false condition, with a true condition collecting the paper's
-expression, and with a false condition that reads a module global (one
-memory read per hit), each with the JIT and with the interpreter (jit=0), and the
-static tracepoint gtp_test:gtp_test_event with a false condition.  The true
-case runs once more with gtp-ctl stream attached (the live consumer polls
-/proc/gtp_stream and writes CTF): the probe path must not notice it.
+Rows (table.py prints them, then the issue's targets as met / not met):
+  floors   an empty kprobe pre-handler on gtp_test_function, an empty
+           kprobe at a mid-function address, an empty ftrace_ops, an empty
+           tracepoint probe (gtp_test's own modes; a mode this build of
+           gtp_test lacks is a failed row "not available in this build")
+  gtp      entry (`trace gtp_test_function`, through ftrace when gtp has
+           entry_ftrace=1), mid-function (`trace *0xMID`), static
+           (`gtp-strace gtp_test:gtp_test_event`) x false condition /
+           true condition + collect x JIT / interpreter (jit=0)
+  peers    bpftrace on the kprobe and the tracepoint, ftrace kprobe_event
+           and event filters, LTTng (peers.py)
+  worst    per-call distribution over 100 000 hits (worst.py)
 """
 import os
-import subprocess
+import re
 import sys
 
-from guestlib import REPO, gdb_case, loop as _loop, reload_gtp, write
+import peers
+import worst
+from guestlib import REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, reload_gtp, write
+from table import failed, render, row
 
-TRACING = "/sys/kernel/tracing"
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 COND_TRUE = "2*counter1+3*counter2 > 0"
 COND_FALSE = "2*counter1+3*counter2 < 0"
 EXPR = "(2*counter1+3*counter2)"
 COND_MEM = "gtp_test_calls < 0"     # a module global, read at every hit
+EVENT = "gtp_test:gtp_test_event"
+ENTRY_FTRACE = "/sys/module/gtp/parameters/entry_ftrace"
+NA = "not available in this build"
 
 
 def loop():
     return _loop(N)
 
 
-def dynamic_case(cond, collect):
-    setup = ["trace gtp_test_function if %s" % cond]
+class Rows(list):
+    """The table's rows; says on stderr how each went, as it goes (a long
+    boot shows progress)."""
+
+    def append(self, r):
+        sys.stderr.write("# %s: %s\n" % (r["label"], r["fail"] or "%.1f" % r["cyc"]))
+        sys.stderr.flush()
+        super().append(r)
+
+    def extend(self, rs):
+        for r in rs:
+            self.append(r)
+
+
+def floor(key, label, mode, ref):
+    """gtp_test's empty probe `mode` (EINVAL: this build has no such mode)."""
+    try:
+        write("/proc/gtp_test", mode)
+    except OSError as e:
+        return failed(key, label, NA if e.errno == 22 else str(e), ref)
+    try:
+        loop()
+        return row(key, label, loop(), ref=ref)
+    finally:
+        write("/proc/gtp_test", "off")
+
+
+def mid_address():
+    with open("/proc/gtp_test") as f:
+        m = re.search(r"mid=(0x[0-9a-fA-F]+)", f.read())
+    return m.group(1) if m else None
+
+
+def gdb_row(key, label, where, cond, collect, ref, workload=None):
+    if where is None:
+        return failed(key, label, "no mid= address from gtp_test: " + NA, ref)
+    setup = ["%s if %s" % (where, cond)]
     if collect:
         setup += ["actions", "collect %s" % collect, "end"]
-    c, fr = gdb_case(N, setup)
-    if c is None:
-        raise SystemExit("gdb case failed:\n%s" % fr)
-    return c, fr
+    r = gdb_run(str(N), setup)
+    if r["frames"] is None:
+        return failed(key, label, "gdb: " + gdb_error(r["gdb"]), ref)
+    return row(key, label, cycles_per_call(r["out"]), r["frames"],
+               r["created"] - r["frames"], ref)
 
 
-def ftrace_case(filt):
-    write(TRACING + "/kprobe_events", "p:gtpbench gtp_test_function c1=%di:s32 c2=%si:s32\n")
-    ev = TRACING + "/events/kprobes/gtpbench"
-    write(ev + "/filter", filt)
-    write(ev + "/enable", "1")
-    try:
-        return loop()
-    finally:
-        write(ev + "/enable", "0")
-        write(TRACING + "/kprobe_events", "")
-
-
-def streamed_case():
-    """The true case with the live consumer attached the whole time."""
+def streamed_row(where):
+    """The true case with gtp-ctl's live consumer attached the whole time."""
+    import subprocess
+    key, label = "entry_true_stream", "gtp entry, true + collect, streaming (JIT)"
     ctl = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
     p = subprocess.Popen([ctl, "stream", "--ctf", "/tmp/gtp-bench-ctf", "--force",
                           "--until-stop", "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    c, fr = dynamic_case(COND_TRUE, EXPR)
+    r = gdb_row(key, label, where, COND_TRUE, EXPR, "entry_true_jit")
     out = p.communicate(timeout=600)[0].decode()
     if p.returncode:
-        raise SystemExit("gtp-ctl stream failed:\n%s" % out)
-    return c, out.strip().splitlines()[-1].split(" events")[0].split()[-1]
+        return failed(key, label, "gtp-ctl stream: " + out.strip()[-80:])
+    if r["cyc"] is not None:
+        got = int(out.strip().splitlines()[-1].split(" events")[0].split()[-1])
+        # frames the consumer took are no longer in the buffer: what it
+        # did not get is what was lost
+        r["frames"], r["drops"] = got, r["frames"] + r["drops"] - got
+        r["note"] = "frames/events: what the consumer received"
+    return r
+
+
+def gtp_rows(rows, entry_params, attach, mid):
+    for tag, params in (("jit", ""), ("interp", "jit=0")):
+        reload_gtp(" ".join(p for p in (entry_params, params) if p))
+        name = "JIT" if tag == "jit" else "interpreter"
+        ref = lambda k: None if tag == "jit" else k + "_jit"
+        for kind, where, what in (
+                ("entry", "trace gtp_test_function", "entry (%s)" % attach),
+                ("mid", mid and "trace *%s" % mid, "mid-function *%s" % (mid or "MID")),
+                ("static", "gtp-strace " + EVENT, "static " + EVENT)):
+            for truth, cond, coll in (("false", COND_FALSE, None),
+                                      ("true", COND_TRUE, EXPR)):
+                key = "%s_%s" % (kind, truth)
+                label = "gtp %s, %s (%s)" % (
+                    what, "false" if truth == "false" else "true + collect", name)
+                rows.append(gdb_row(key + "_" + tag, label, where, cond, coll, ref(key)))
+        if tag == "jit":
+            rows.append(streamed_row("trace gtp_test_function"))
+            rows.append(gdb_row("entry_mem_jit", "gtp entry, false, reads a global (JIT)",
+                                "trace gtp_test_function", COND_MEM, None, None))
+    reload_gtp(entry_params)
+
+
+def peer_rows(rows):
+    kp = "kprobe:gtp_test_function"
+    tp = "tracepoint:gtp_test:gtp_test_event"
+    rows.append(peers.bpftrace("bpf_kp_false", "bpftrace %s /arg0*2+arg1*3 < 0/ count" % kp,
+                               kp, "arg0*2+arg1*3 < 0", loop, "entry_false_jit"))
+    rows.append(peers.bpftrace("bpf_kp_true", "bpftrace %s /arg0*2+arg1*3 > 0/ count" % kp,
+                               kp, "arg0*2+arg1*3 > 0", loop, "entry_true_jit"))
+    tpc = "args->counter1*2+args->counter2*3"
+    rows.append(peers.bpftrace("bpf_tp_false", "bpftrace %s /%s < 0/ count" % (tp, tpc),
+                               tp, tpc + " < 0", loop, "static_false_jit"))
+    rows.append(peers.bpftrace("bpf_tp_true", "bpftrace %s /%s > 0/ count" % (tp, tpc),
+                               tp, tpc + " > 0", loop, "static_true_jit"))
+    # ftrace filters have no arithmetic: the nearest condition, same truth
+    rows.append(peers.ftrace_kprobe("ftkp_false", "ftrace kprobe_event, filter c1 < 0",
+                                    "c1 < 0", loop, "entry_false_jit"))
+    rows.append(peers.ftrace_kprobe("ftkp_true", "ftrace kprobe_event, filter c1 > 0",
+                                    "c1 > 0", loop, "entry_true_jit"))
+    rows.append(peers.ftrace_static("ftev_false", "ftrace event %s, filter counter1 < 0" % EVENT,
+                                    "counter1 < 0", loop, "static_false_jit"))
+    rows.append(peers.ftrace_static("ftev_true", "ftrace event %s, filter counter1 > 0" % EVENT,
+                                    "counter1 > 0", loop, "static_true_jit"))
+    rows.extend(peers.lttng_rows(loop))
+
+
+def worst_rows(rows, entry_params):
+    reload_gtp(entry_params)
+    base = worst.unprobed("hist_unprobed", "per-call, unprobed (%d calls)" % worst.N_HITS)
+    rows.append(base)
+    if base["cyc"] is None:
+        return
+    where = "trace gtp_test_function if "
+    rows.append(worst.gtp("worst_entry_false", "per-call, gtp entry false (JIT)",
+                          [where + COND_FALSE], False, None, base["cyc"]))
+    rows.append(worst.gtp("worst_entry_true", "per-call, gtp entry true + collect (JIT)",
+                          [where + COND_TRUE, "actions", "collect " + EXPR, "end"],
+                          True, None, base["cyc"]))
 
 
 def main():
-    rows = []
-    base = loop()  # warm up caches, then measure
+    loop()  # warm up caches, then measure
     base = loop()
-    rows.append(("unprobed loop", base, None))
+    rows = Rows()
+    rows.append(row("base", "unprobed loop", base))
 
-    write("/proc/gtp_test", "kprobe")
-    rows.append(("kprobe, empty pre-handler (floor)", loop(), None))
-    write("/proc/gtp_test", "off")
-    write("/proc/gtp_test", "tpprobe")
-    rows.append(("tracepoint, empty probe (floor)", loop(), None))
-    write("/proc/gtp_test", "off")
+    rows.append(floor("floor_kprobe", "empty kprobe pre-handler, entry (floor)",
+                      "kprobe", "entry_false_jit"))
+    rows.append(floor("floor_kprobe_mid", "empty kprobe, mid-function (floor)",
+                      "kprobe-mid", "mid_false_jit"))
+    rows.append(floor("floor_ftrace", "empty ftrace_ops, entry (floor)",
+                      "ftrace", "entry_false_jit"))
+    rows.append(floor("floor_tp", "empty tracepoint probe (floor)", "tpprobe",
+                      "static_false_jit"))
+    mid = mid_address()
 
-    if os.path.exists(TRACING + "/kprobe_events"):
-        rows.append(("ftrace kprobe event, filter false", ftrace_case("c1 < 0"), None))
-        rows.append(("ftrace kprobe event, filter true", ftrace_case("c1 > 0"), None))
+    entry_params, attach = "", "kprobe attach"
+    if os.path.exists(ENTRY_FTRACE):
+        entry_params, attach = "entry_ftrace=1", "ftrace attach"
+    gtp_rows(rows, entry_params, attach, mid)
+    peer_rows(rows)
+    worst_rows(rows, entry_params)
 
-    for label, params in (("jit", ""), ("interp", "jit=0")):
-        reload_gtp(params)
-        c, fr = dynamic_case(COND_FALSE, None)
-        rows.append(("gtp dynamic, false condition (%s)" % label, c, fr))
-        c, fr = dynamic_case(COND_TRUE, EXPR)
-        rows.append(("gtp dynamic, true condition + collect (%s)" % label, c, fr))
-        if label == "jit":
-            c, fr = streamed_case()
-            rows.append(("gtp dynamic, true + collect, streaming (jit)", c, fr))
-        # one memory read per hit: the page-table check of every user read
-        c, fr = dynamic_case(COND_MEM, None)
-        rows.append(("gtp dynamic, false, reads a global (%s)" % label, c, fr))
-    reload_gtp()
-
-    print("guest cycles per call, N=%d, -icount shift=0 -smp 1, one boot" % N)
-    print("%-48s %10s %10s %8s" % ("case", "cyc/call", "overhead", "frames"))
-    for label, c, fr in rows:
-        print("%-48s %10.1f %10.1f %8s" % (label, c, c - base, "" if fr is None else fr))
-    floor = rows[1][1] - base
-    for label, c, fr in rows:
-        if label.startswith("gtp dynamic"):
-            print("ratio %-42s %.2fx the kprobe floor" % (label, (c - base) / floor))
+    header = ("Guest cycles per call, N=%d (per-call rows: %d), kernel %s, "
+              "`-icount shift=0,sleep=off -smp 1`, one boot." %
+              (N, worst.N_HITS, os.uname().release))
+    print("\n".join(render(rows, base, header)))
     return 0
 
 

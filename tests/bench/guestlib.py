@@ -43,27 +43,62 @@ def reload_gtp(params=""):
 def gdb_case(n, setup):
     """Cycles per call and frames collected with gdb's setup commands
     (tracepoint definitions) running; None if the trace did not run."""
+    r = gdb_run(str(n), setup)
+    if r["frames"] is None:
+        return None, r["gdb"]
+    return cycles_per_call(r["out"]), r["frames"]
+
+
+def gdb_run(workload, setup, pre=()):
+    """Run gdb's setup commands (tracepoint definitions), tstart, write
+    workload to /proc/gtp_test, tstop.  Returns a dict: out (what
+    /proc/gtp_test printed), frames (in the buffer, None if the trace did
+    not run), created (frames created, overwritten ones included), gdb
+    (gdb's output).  pre: commands before the definitions (settings)."""
     lines = ["source %s/gdb-scripts/gtp.py" % REPO,
              "gtp-load-module gtp_test",
              "target remote /proc/gtp",
              # gdb adopts the tracepoints an earlier case left on the
              # target (symbols are loaded first); measure this case's only
              "set confirm off",
-             "delete"] + list(setup) + [
+             "delete"] + list(pre) + list(setup) + [
              "tstart",
-             "shell echo %d > /proc/gtp_test" % n,
+             "shell echo %s > /proc/gtp_test" % workload,
              "shell cat /proc/gtp_test > /tmp/gtp_bench_out",
              "tstop",
              "tstatus",
              "detach"]
     script = "/tmp/gtp_bench.gdb"
     write(script, "\n".join(lines) + "\n")
+    if os.path.exists("/tmp/gtp_bench_out"):
+        os.unlink("/tmp/gtp_bench_out")
     # gdb -batch exits non-zero if any command failed: judge by the output
     out = subprocess.run(["gdb", "-nx", "-q", "-batch", "-x", script],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL).stdout.decode(errors="replace")
-    frames = re.search(r"(?:Collected|Buffer contains) (\d+) trace frames", out)
-    if not frames:
-        return None, out
-    with open("/tmp/gtp_bench_out") as f:
-        return cycles_per_call(f.read()), int(frames.group(1))
+    r = {"gdb": out, "frames": None, "created": None, "out": ""}
+    # gdb: "Collected N trace frames." or, when some were overwritten
+    # (circular buffer), "Buffer contains N trace frames (of M created total)."
+    m = re.search(r"Buffer contains (\d+) trace frames \(of (\d+) created", out)
+    if m:
+        r["frames"], r["created"] = int(m.group(1)), int(m.group(2))
+    else:
+        m = re.search(r"(?:Collected|Buffer contains) (\d+) trace frames", out)
+        if m:
+            r["frames"] = r["created"] = int(m.group(1))
+    if r["frames"] is not None and os.path.exists("/tmp/gtp_bench_out"):
+        with open("/tmp/gtp_bench_out") as f:
+            r["out"] = f.read()
+    if "calls=" not in r["out"]:
+        r["frames"] = None
+    return r
+
+
+def gdb_error(text):
+    """The line of gdb's output that says why a case failed, shortened."""
+    for line in text.splitlines():
+        low = line.lower()
+        if any(w in low for w in ("error", "cannot", "no symbol", "not ", "failed")):
+            return line.strip()[:90]
+    lines = [l for l in text.splitlines() if l.strip()]
+    return (lines[-1].strip()[:90]) if lines else "gdb printed nothing"
