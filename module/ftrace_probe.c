@@ -24,14 +24,19 @@
  * on the same ftrace location shows its handler, so a condition on $pc
  * and the frames are the same whichever carries the tracepoint; the frame's
  * $pc is the tracepoint's address either way (core/collect.c).  regs->ip
- * is put back afterwards: ftrace's trampolines return to it.
+ * is set only when something reads it (a condition on $pc, a hit that
+ * collects) and put back afterwards: ftrace's trampolines return to it.
  *
  * Unlike kprobe handlers, ftrace callbacks nest on a CPU (task, irq, NMI;
- * and a traced kernel function called from our own handler).
- * ftrace_test_recursion_trylock() disables preemption and refuses
- * recursion within one context; a per-CPU busy count keeps the per-CPU
- * scratch and environment to one hit at a time: a hit that interrupts
- * another is counted as missed, as kprobes count theirs.  The scratch and
+ * and a traced kernel function called from our own handler).  The
+ * callback guards itself (no FTRACE_OPS_FL_RECURSION, so ftrace calls it
+ * straight from the ops' trampoline): preemption off, then a per-CPU busy
+ * count keeps the per-CPU scratch and environment to one hit at a time.
+ * A hit that interrupts or recurses into another is counted as missed, as
+ * kprobes count theirs.  That is stricter than
+ * ftrace_test_recursion_trylock() (which lets an irq's hit interrupt a
+ * task's) and cheaper; our ops calls us for its one ip only, so its
+ * recursion is exactly what the busy count catches.  The scratch and
  * environment are this file's own, so kprobe handlers (which may run
  * inside an ftrace hit, or the reverse) never share them.
  *
@@ -63,6 +68,7 @@ struct gtp_fprobe {
 	struct ftrace_ops ops;
 	struct gtp_tp *tp;
 	bool lite;		/* ops without SAVE_REGS */
+	bool cond_pc;		/* the condition reads $pc */
 	atomic_long_t missed;
 };
 
@@ -103,6 +109,16 @@ static bool prog_lite_ok(const struct ax_prog *prog)
 		}
 	}
 	return true;
+}
+
+static bool prog_reads_pc(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; prog && i < prog->ninsns; i++)
+		if (prog->insns[i].op == AX_REG && prog->insns[i].imm == 16)
+			return true;
+	return false;
 }
 
 /* Does everything @tp reads come from the registers ftrace saves anyway? */
@@ -158,25 +174,38 @@ static __always_inline struct pt_regs *lite_copy(const struct pt_regs *from)
 	return regs;
 }
 
-static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
-					   struct pt_regs *regs)
+/*
+ * The rest of a hit, with regs->ip as a kprobe shows it (the ftrace
+ * location, tp->addr, + 1), put back afterwards: ftrace's trampolines
+ * return to it.  Out of line, and deriving what it can, so that the
+ * false-condition path keeps few registers live.  @precheck: the
+ * condition reads $pc, so it is checked here, with that ip.
+ */
+static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
+				    struct pt_regs *live,
+				    enum gtp_precheck pre, bool precheck)
 {
 	struct ax_env *env = this_cpu_ptr(&gtp_fp_env);
+	unsigned long saved_ip = live->ip;
 	struct gtp_tp *tp = fp->tp;
-	enum gtp_precheck pre;
+	struct pt_regs *regs = live;
 	u8 *scratch;
 
-	pre = gtp_tp_precheck(tp, regs, env);
+	live->ip = (unsigned long)tp->addr + sizeof(kprobe_opcode_t);
+	if (precheck)
+		pre = gtp_tp_precheck(tp, live, env);
 	if (pre == GTP_PRE_FALSE)
-		return;
+		goto out;
 	if (fp->lite)
-		regs = lite_copy(regs);
+		regs = lite_copy(live);
 	scratch = gtp_fp_scratch +
 		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
 	if (pre == GTP_PRE_HELD)
 		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
 		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+out:
+	live->ip = saved_ip;
 }
 
 static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
@@ -184,31 +213,29 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_regs *fregs)
 {
 	struct gtp_fprobe *fp = container_of(op, struct gtp_fprobe, ops);
+	struct gtp_tp *tp = fp->tp;
 	struct pt_regs *regs;
-	unsigned long saved_ip;
-	int bit;
+	enum gtp_precheck pre;
 
 	/* gdb's disable while running: the ops stays, the hit does nothing */
-	if (!READ_ONCE(fp->tp->enabled))
+	if (!READ_ONCE(tp->enabled))
 		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		atomic_long_inc(&fp->missed);
-		return;
-	}
-	/* preemption is off from here to the unlock */
-	if (__this_cpu_inc_return(gtp_fp_busy) != 1) {
+	preempt_disable_notrace();
+	if (unlikely(__this_cpu_inc_return(gtp_fp_busy) != 1)) {
 		atomic_long_inc(&fp->missed);
 		goto out;
 	}
 	regs = gtp_fregs_pt_regs(fregs);
-	saved_ip = regs->ip;
-	regs->ip = ip + sizeof(kprobe_opcode_t);	/* as a kprobe shows it */
-	gtp_fprobe_run(fp, regs);
-	regs->ip = saved_ip;
+	if (unlikely(fp->cond_pc)) {
+		gtp_fprobe_hit(fp, regs, GTP_PRE_UNKNOWN, true);
+		goto out;
+	}
+	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
+	if (pre != GTP_PRE_FALSE)
+		gtp_fprobe_hit(fp, regs, pre, false);
 out:
 	__this_cpu_dec(gtp_fp_busy);
-	ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 }
 
 /**
@@ -235,11 +262,9 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 		return NULL;
 	fp->tp = tp;
 	fp->lite = gtp_fprobe_lite_ok(tp);
+	fp->cond_pc = tp->cond_pure && prog_reads_pc(tp->cond);
 	fp->ops.func = gtp_fprobe_cb;
-	/*
-	 * No FTRACE_OPS_FL_RECURSION: the callback guards itself, which
-	 * lets ftrace call it straight from the ops' trampoline.
-	 */
+	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
 	fp->ops.flags = fp->lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
 	ret = ftrace_set_filter_ip(&fp->ops, ip, 0, 0);
 	if (!ret) {

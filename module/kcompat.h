@@ -114,8 +114,7 @@ static inline int gtp_locked_down(void)
  * r8, r9, bp, sp and ip are filled ("lite").  6.13 made struct
  * ftrace_regs opaque (<linux/ftrace_regs.h>; Debian's 6.12 has it
  * backported, so it is detected by that header, not by version): the
- * pt_regs is then reached through arch_ftrace_regs().  ftrace_test_recursion_trylock() disables
- * preemption on success on every matrix kernel (since 5.16).
+ * pt_regs is then reached through arch_ftrace_regs().
  */
 #include <linux/ftrace.h>
 
