@@ -67,6 +67,7 @@ MODULE_PARM_DESC(entry_ftrace, "attach tracepoints at a function's entry through
 struct gtp_fprobe {
 	struct ftrace_ops ops;
 	struct gtp_tp *tp;
+	unsigned long ip;	/* the ftrace location */
 	bool lite;		/* ops without SAVE_REGS */
 	bool cond_pc;		/* the condition reads $pc */
 	atomic_long_t missed;
@@ -176,7 +177,7 @@ static __always_inline struct pt_regs *lite_copy(const struct pt_regs *from)
 
 /*
  * The rest of a hit, with regs->ip as a kprobe shows it (the ftrace
- * location, tp->addr, + 1), put back afterwards: ftrace's trampolines
+ * location + 1), put back afterwards: ftrace's trampolines
  * return to it.  Out of line, and deriving what it can, so that the
  * false-condition path keeps few registers live.  @precheck: the
  * condition reads $pc, so it is checked here, with that ip.
@@ -191,7 +192,7 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 	struct pt_regs *regs = live;
 	u8 *scratch;
 
-	live->ip = (unsigned long)tp->addr + sizeof(kprobe_opcode_t);
+	live->ip = fp->ip + sizeof(kprobe_opcode_t);
 	if (precheck)
 		pre = gtp_tp_precheck(tp, live, env);
 	if (pre == GTP_PRE_FALSE)
@@ -248,19 +249,27 @@ out:
  */
 struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 {
-	unsigned long ip = (unsigned long)tp->addr;
+	unsigned long addr = (unsigned long)tp->addr, ip;
 	struct gtp_fprobe *fp;
 	int ret;
 
 	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch || !ftrace_location_fn)
 		return NULL;
-	/* exactly the location: ftrace would move a function's start to it */
-	if (ftrace_location_fn(ip) != ip)
+	/*
+	 * The location itself, or (IBT kernels, where gdb's "trace FUNC"
+	 * gives the function's first byte) the function's start right
+	 * before it, which a kprobe moves past endbr64 onto the same
+	 * location.  Anything else is a kprobe's.
+	 */
+	ip = ftrace_location_fn(addr);
+	if (!ip || (ip != addr &&
+		    !(GTP_KERNEL_IBT && ip == addr + GTP_ENDBR64_SIZE)))
 		return NULL;
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
 	if (!fp)
 		return NULL;
 	fp->tp = tp;
+	fp->ip = ip;
 	fp->lite = gtp_fprobe_lite_ok(tp);
 	fp->cond_pc = tp->cond_pure && prog_reads_pc(tp->cond);
 	fp->ops.func = gtp_fprobe_cb;

@@ -70,6 +70,7 @@
  */
 #define GTP_KERNEL_IBT		IS_ENABLED(CONFIG_X86_KERNEL_IBT)
 #define GTP_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
+#define GTP_ENDBR64_SIZE	4
 
 /*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)

@@ -1,8 +1,8 @@
 """Entry tracepoints carried by ftrace (module/ftrace_probe.c).
 
-`trace FUNC` gives the function's ftrace location; gtp attaches an
-ftrace_ops of its own there (entry_ftrace=1, the default) instead of a
-kprobe: "ftrace" when the tracepoint reads only the registers ftrace saves
+`trace FUNC` gives the function's ftrace location (on IBT kernels its
+first byte, right before it); gtp attaches an ftrace_ops of its own there
+(entry_ftrace=1, the default) instead of a kprobe: "ftrace" when the tracepoint reads only the registers ftrace saves
 anyway (arguments, sp, bp, ip), "ftrace-regs" otherwise.  What gdb sees
 must not depend on it: the same frames, arguments and $pc with
 entry_ftrace=0 (kprobes).  A mid-function tracepoint stays a kprobe.
@@ -74,9 +74,12 @@ def frames(out):
 # Calls k = 1..8 are (k, k - 1): 2k + 3(k - 1) > 20 from k = 5 on; tp 2 at
 # call 2, the mid-function one at call 3.  Entry $pc: the ftrace location,
 # the fentry call (past endbr64 on IBT kernels); mid: the instruction after.
-def expected():
+def expected(out):
     mid = past_fentry()
-    entry = mid - 5
+    # gdb's `trace FUNC` address: the ftrace location, or on IBT kernels
+    # the function's first byte (the probe sits past endbr64 either way)
+    at = dict(re.findall(r"^Tracepoint (\d) at (0x[0-9a-f]+)", out, re.M))
+    entry = int(at["1"], 16) - int(at["3"], 16) + mid
     return ["tp2 rdi 2 rsi 1 pc+%d" % entry,
             "tp3 rdi 3 rsi 2 pc+%d" % mid] + \
         ["tp1 c1 %d c2 %d pc+%d" % (k, k - 1, entry) for k in (5, 6, 7, 8)]
@@ -90,7 +93,7 @@ def test_entry_through_ftrace_same_frames_as_kprobes():
     assert kinds(out) == {1: "ftrace", 2: "ftrace-regs", 3: "kprobe"}, out
     # ftrace has our two ops on the location (kprobes: one, aggregated)
     expect(out, r"^gtp_test_function \[gtp_test\] \(2\)")
-    assert frames(out) == expected(), out
+    assert frames(out) == expected(out), out
 
     param("entry_ftrace", "0")
     try:
