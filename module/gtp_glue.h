@@ -28,6 +28,17 @@ void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled);
 struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
 				       struct pt_regs *regs);
 
+/*
+ * ftrace_probe.c: a function-entry tracepoint carried by an ftrace_ops of
+ * its own (kprobe.c asks first, and falls back to a kprobe on NULL)
+ */
+struct gtp_fprobe;
+int gtp_fprobe_init(void);
+void gtp_fprobe_exit(void);
+struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp);
+u64 gtp_fprobe_detach(struct gtp_fprobe *fp);
+const char *gtp_fprobe_kind(const struct gtp_fprobe *fp);
+
 /* kstack.c: "collect $kstack" (the host's ->kstack) */
 void gtp_kstack_init(void);
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,

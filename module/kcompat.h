@@ -17,6 +17,8 @@
  *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
  *                                                        (6.10 .. 6.12)          preemptible (we pin)
  *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
+ *  struct ftrace_regs           ->regs (a pt_regs)       opaque since 6.13 and in Debian's 6.12:
+ *                                                        arch_ftrace_regs()->regs
  *
  * Kernel-internal functions that are not exported are resolved at run
  * time through kallsyms (gtp_ksym(), module/ksym.c), never linked to.
@@ -69,6 +71,7 @@
  */
 #define GTP_KERNEL_IBT		IS_ENABLED(CONFIG_X86_KERNEL_IBT)
 #define GTP_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
+#define GTP_ENDBR64_SIZE	4
 
 /*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
@@ -143,6 +146,34 @@ static inline bool gtp_module_data_has(const struct module *mod, u64 addr,
 
 	return mod->core_layout.base && addr >= base && addr - base < len &&
 	       size <= len - (addr - base);
+}
+#endif
+
+/*
+ * Entry tracepoints through ftrace (module/ftrace_probe.c).  On x86 the
+ * ftrace_regs a callback gets is a struct pt_regs underneath on every
+ * version: complete with FTRACE_OPS_FL_SAVE_REGS, else (with
+ * DYNAMIC_FTRACE_WITH_ARGS, every matrix kernel) only ax, cx, dx, si, di,
+ * r8, r9, bp, sp and ip are filled ("lite").  6.13 made struct
+ * ftrace_regs opaque (<linux/ftrace_regs.h>; Debian's 6.12 has it
+ * backported, so it is detected by that header, not by version): the
+ * pt_regs is then reached through arch_ftrace_regs().
+ */
+#include <linux/ftrace.h>
+
+#define GTP_FTRACE_LITE		IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+
+#if __has_include(<linux/ftrace_regs.h>)
+static __always_inline struct pt_regs *
+gtp_fregs_pt_regs(struct ftrace_regs *fregs)
+{
+	return &arch_ftrace_regs(fregs)->regs;
+}
+#else
+static __always_inline struct pt_regs *
+gtp_fregs_pt_regs(struct ftrace_regs *fregs)
+{
+	return &fregs->regs;
 }
 #endif
 

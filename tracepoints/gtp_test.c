@@ -19,7 +19,17 @@
  *					gtp_test_function (any kprobe tool's floor)
  *	echo tpprobe > /proc/gtp_test	an empty probe on gtp_test_event (any
  *					static tracepoint tool's floor)
- *	echo off > /proc/gtp_test	remove both
+ *	echo ftrace > /proc/gtp_test	an empty ftrace_ops callback on
+ *					gtp_test_function (the floor of an
+ *					ftrace-carried entry probe; flags as
+ *					gtp's cheapest: no SAVE_REGS)
+ *	echo kprobe-mid > /proc/gtp_test	an empty kprobe at "mid" (below)
+ *	echo off > /proc/gtp_test	remove them all
+ *
+ * Reading also prints a second line "mid=0x...": the first instruction after
+ * gtp_test_function's __fentry__ call, where a kprobe is not carried by
+ * ftrace (the kernel may optimize it into a jump): a benchmark's
+ * "trace *0x..." for a mid-function tracepoint.
  *
  * Worst case (not just the mean): "echo hist N > /proc/gtp_test" runs the
  * loop N times timing each call alone (gtp_test_hist_run()); reading then
@@ -41,6 +51,7 @@
 #include <linux/sort.h>
 #include <linux/irqflags.h>
 #include <linux/sched.h>
+#include <linux/ftrace.h>
 #include <asm/msr.h>
 
 #define CREATE_TRACE_POINTS
@@ -86,6 +97,47 @@ static void bare_tp_probe(void *data, int counter1, int counter2)
 
 static bool bare_tp_on;
 
+static void notrace bare_ftrace_cb(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops bare_ftrace = {
+	.func = bare_ftrace_cb,
+};
+static bool bare_ftrace_on;
+
+static int bare_mid_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static struct kprobe bare_mid_kprobe = {
+	.pre_handler = bare_mid_pre_handler,
+};
+static bool bare_mid_on;
+
+/*
+ * gtp_test_function's ftrace location (its __fentry__ call, past endbr64
+ * on IBT kernels) is where kprobes put a kprobe on the function itself;
+ * "mid" is the instruction after that call.  0 if kprobes refuse.
+ */
+static unsigned long mid_addr;
+
+static unsigned long find_mid(void)
+{
+	struct kprobe kp = { .symbol_name = "gtp_test_function" };
+
+	if (mid_addr)
+		return mid_addr;
+	if (register_kprobe(&kp))
+		return 0;
+	mid_addr = (unsigned long)kp.addr + MCOUNT_INSN_SIZE;
+	unregister_kprobe(&kp);
+	return mid_addr;
+}
+
 static void baselines_off(void)
 {
 	if (bare_kprobe_on) {
@@ -100,6 +152,36 @@ static void baselines_off(void)
 		tracepoint_synchronize_unregister();
 		bare_tp_on = false;
 	}
+	if (bare_ftrace_on) {
+		unregister_ftrace_function(&bare_ftrace);
+		bare_ftrace_on = false;
+	}
+	if (bare_mid_on) {
+		unregister_kprobe(&bare_mid_kprobe);
+		bare_mid_kprobe.addr = NULL;
+		bare_mid_kprobe.flags = 0;
+		bare_mid_on = false;
+	}
+}
+
+static int bare_ftrace_register(void)
+{
+	int ret = ftrace_set_filter_ip(&bare_ftrace,
+				       (unsigned long)gtp_test_function, 0, 1);
+
+	if (!ret)
+		ret = register_ftrace_function(&bare_ftrace);
+	return ret;
+}
+
+static int bare_mid_register(void)
+{
+	unsigned long mid = find_mid();
+
+	if (!mid)
+		return -ENOENT;
+	bare_mid_kprobe.addr = (kprobe_opcode_t *)mid;
+	return register_kprobe(&bare_mid_kprobe);
 }
 
 /* Handle a baseline command; -EINVAL if @cmd is not one. */
@@ -113,6 +195,16 @@ static int baseline_command(const char *cmd)
 		if (!bare_kprobe_on) {
 			ret = register_kprobe(&bare_kprobe);
 			bare_kprobe_on = !ret;
+		}
+	} else if (sysfs_streq(cmd, "ftrace")) {
+		if (!bare_ftrace_on) {
+			ret = bare_ftrace_register();
+			bare_ftrace_on = !ret;
+		}
+	} else if (sysfs_streq(cmd, "kprobe-mid")) {
+		if (!bare_mid_on) {
+			ret = bare_mid_register();
+			bare_mid_on = !ret;
 		}
 	} else if (sysfs_streq(cmd, "tpprobe")) {
 		if (!bare_tp_on) {
@@ -283,12 +375,12 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 static ssize_t gtp_test_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	char buf[192];
+	char buf[224];
 	int len;
 
 	mutex_lock(&gtp_test_lock);
-	len = scnprintf(buf, sizeof(buf), "calls=%lu cycles=%llu\n",
-			last_calls, last_cycles);
+	len = scnprintf(buf, sizeof(buf), "calls=%lu cycles=%llu\nmid=0x%lx\n",
+			last_calls, last_cycles, find_mid());
 	len += gtp_test_hist_show(buf + len, sizeof(buf) - len);
 	mutex_unlock(&gtp_test_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
@@ -313,6 +405,7 @@ static void __exit gtp_test_exit(void)
 {
 	remove_proc_entry("gtp_test", NULL);
 	baselines_off();
+	ftrace_free_filter(&bare_ftrace);
 }
 
 module_init(gtp_test_init);

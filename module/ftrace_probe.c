@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace_probe.c - attach a tracepoint at a function's entry through ftrace.
+ *
+ * "trace FUNC" gives the function's ftrace location (its __fentry__ call,
+ * past endbr64 on IBT kernels).  A kprobe there is itself carried by
+ * ftrace (KPROBES_ON_FTRACE), with every register saved and the kprobes
+ * bookkeeping around the handler; an ftrace_ops of our own on that one ip
+ * skips the bookkeeping and, when the tracepoint reads only what ftrace
+ * saves anyway, the full register save too:
+ *
+ *   lite  (no FTRACE_OPS_FL_SAVE_REGS): ftrace saves ax, cx, dx, si, di,
+ *         r8, r9, bp, sp and ip.  Taken when the condition and actions
+ *         read no other register (gtp_fprobe_lite_ok()).  A hit that
+ *         goes on to collect does so from a per-CPU copy of just those,
+ *         the rest zero, so a frame never shows stale stack bytes.  (The
+ *         live frame is never cleared: when another ops on the same ip
+ *         wants SAVE_REGS, ftrace restores every register from it.)
+ *   regs  (FTRACE_OPS_FL_SAVE_REGS): a complete pt_regs, as the kprobe
+ *         gets; for "collect $regs", other registers, $kstack.
+ *
+ * Either way the hit runs the kprobe pre-handler's path (gtp_tp_precheck(),
+ * gtp_tp_hit_held() / gtp_tp_hit()) with regs->ip = ip + 1, as the kprobe
+ * on the same ftrace location shows its handler, so a condition on $pc
+ * and the frames are the same whichever carries the tracepoint; the frame's
+ * $pc is the tracepoint's address either way (core/collect.c).  regs->ip
+ * is set only when something reads it (a condition on $pc, a hit that
+ * collects) and put back afterwards: ftrace's trampolines return to it.
+ *
+ * Unlike kprobe handlers, ftrace callbacks nest on a CPU (task, irq, NMI;
+ * and a traced kernel function called from our own handler).  The
+ * callback guards itself (no FTRACE_OPS_FL_RECURSION, so ftrace calls it
+ * straight from the ops' trampoline): preemption off, then a per-CPU busy
+ * count keeps the per-CPU scratch and environment to one hit at a time.
+ * A hit that interrupts or recurses into another is counted as missed, as
+ * kprobes count theirs.  That is stricter than
+ * ftrace_test_recursion_trylock() (which lets an irq's hit interrupt a
+ * task's) and cheaper; our ops calls us for its one ip only, so its
+ * recursion is exactly what the busy count catches.  The scratch and
+ * environment are this file's own, so kprobe handlers (which may run
+ * inside an ftrace hit, or the reverse) never share them.
+ *
+ * Detaching: unregister_ftrace_function() of an ops not in core kernel
+ * data (ours, allocated) waits for every CPU to leave the callback and the
+ * ops' trampoline (synchronize_rcu_tasks*), so the ops, the tracepoint and
+ * this module's code can go afterwards.
+ */
+#define pr_fmt(fmt) "gtp: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/module.h>
+
+#include "kcompat.h"
+#include "gtp_glue.h"
+#include "ksym.h"
+#include "collect.h"
+#include "tsv.h"
+
+static bool entry_ftrace = true;
+module_param(entry_ftrace, bool, 0644);
+MODULE_PARM_DESC(entry_ftrace, "attach tracepoints at a function's entry through ftrace (0: always kprobes)");
+
+struct gtp_fprobe {
+	struct ftrace_ops ops;
+	struct gtp_tp *tp;
+	unsigned long ip;	/* the ftrace location */
+	bool lite;		/* ops without SAVE_REGS */
+	bool cond_pc;		/* the condition reads $pc */
+	atomic_long_t missed;
+};
+
+static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
+static DEFINE_PER_CPU(struct ax_env, gtp_fp_env);
+static DEFINE_PER_CPU(int, gtp_fp_busy);
+static DEFINE_PER_CPU(struct pt_regs, gtp_fp_lite_regs);
+static unsigned long (*ftrace_location_fn)(unsigned long ip);
+
+/* Registers ftrace saves without SAVE_REGS, as gdb numbers them. */
+#define GTP_LITE_REGS	(BIT_ULL(0) | BIT_ULL(2) | BIT_ULL(3) | BIT_ULL(4) | \
+			 BIT_ULL(5) | BIT_ULL(6) | BIT_ULL(7) | BIT_ULL(8) | \
+			 BIT_ULL(9) | BIT_ULL(16))
+
+static bool prog_lite_ok(const struct ax_prog *prog)
+{
+	u32 i;
+
+	if (!prog)
+		return true;
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct ax_insn *in = &prog->insns[i];
+		const struct gtp_tsv *v;
+
+		switch (in->op) {
+		case AX_REG:
+			if (in->imm >= 64 || !(GTP_LITE_REGS & BIT_ULL(in->imm)))
+				return false;
+			break;
+		case AX_GETV:
+		case AX_SETV:
+		case AX_TRACEV:
+			/* $kstack unwinds from the registers: all of them */
+			v = gtp_tsv_find(in->imm);
+			if (v && v->builtin == GTP_TSV_KSTACK)
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+static bool prog_reads_pc(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; prog && i < prog->ninsns; i++)
+		if (prog->insns[i].op == AX_REG && prog->insns[i].imm == 16)
+			return true;
+	return false;
+}
+
+/* Does everything @tp reads come from the registers ftrace saves anyway? */
+static bool gtp_fprobe_lite_ok(const struct gtp_tp *tp)
+{
+	u32 i;
+
+	if (!GTP_FTRACE_LITE || !prog_lite_ok(tp->cond))
+		return false;
+	for (i = 0; i < tp->nactions; i++) {
+		const struct gtp_action *a = &tp->actions[i];
+
+		switch (a->type) {
+		case GTP_ACT_REGS:
+			if (a->regmask & ~GTP_LITE_REGS)
+				return false;
+			break;
+		case GTP_ACT_MEM:
+			if (a->basereg >= 0 &&
+			    (a->basereg >= 64 ||
+			     !(GTP_LITE_REGS & BIT_ULL(a->basereg))))
+				return false;
+			break;
+		case GTP_ACT_EXPR:
+			if (!prog_lite_ok(a->prog))
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A lite hit goes on to collect: what ftrace saved, in a per-CPU pt_regs
+ * whose other registers stay zero (cs and ss are the kernel's).
+ */
+static __always_inline struct pt_regs *lite_copy(const struct pt_regs *from)
+{
+	struct pt_regs *regs = this_cpu_ptr(&gtp_fp_lite_regs);
+
+	regs->ax = from->ax;
+	regs->cx = from->cx;
+	regs->dx = from->dx;
+	regs->si = from->si;
+	regs->di = from->di;
+	regs->r8 = from->r8;
+	regs->r9 = from->r9;
+	regs->bp = from->bp;
+	regs->sp = from->sp;
+	regs->ip = from->ip;
+	return regs;
+}
+
+/*
+ * The rest of a hit, with regs->ip as a kprobe shows it (the ftrace
+ * location + 1), put back afterwards: ftrace's trampolines
+ * return to it.  Out of line, and deriving what it can, so that the
+ * false-condition path keeps few registers live.  @precheck: the
+ * condition reads $pc, so it is checked here, with that ip.
+ */
+static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
+				    struct pt_regs *live,
+				    enum gtp_precheck pre, bool precheck)
+{
+	struct ax_env *env = this_cpu_ptr(&gtp_fp_env);
+	unsigned long saved_ip = live->ip;
+	struct gtp_tp *tp = fp->tp;
+	struct pt_regs *regs = live;
+	u8 *scratch;
+
+	live->ip = fp->ip + sizeof(kprobe_opcode_t);
+	if (precheck)
+		pre = gtp_tp_precheck(tp, live, env);
+	if (pre == GTP_PRE_FALSE)
+		goto out;
+	if (fp->lite)
+		regs = lite_copy(live);
+	scratch = gtp_fp_scratch +
+		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
+	if (pre == GTP_PRE_HELD)
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
+	else
+		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+out:
+	live->ip = saved_ip;
+}
+
+static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	struct gtp_fprobe *fp = container_of(op, struct gtp_fprobe, ops);
+	struct gtp_tp *tp = fp->tp;
+	struct pt_regs *regs;
+	enum gtp_precheck pre;
+
+	/* gdb's disable while running: the ops stays, the hit does nothing */
+	if (!READ_ONCE(tp->enabled))
+		return;
+	preempt_disable_notrace();
+	if (unlikely(__this_cpu_inc_return(gtp_fp_busy) != 1)) {
+		atomic_long_inc(&fp->missed);
+		goto out;
+	}
+	regs = gtp_fregs_pt_regs(fregs);
+	if (unlikely(fp->cond_pc)) {
+		gtp_fprobe_hit(fp, regs, GTP_PRE_UNKNOWN, true);
+		goto out;
+	}
+	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
+	if (pre != GTP_PRE_FALSE)
+		gtp_fprobe_hit(fp, regs, pre, false);
+out:
+	__this_cpu_dec(gtp_fp_busy);
+	preempt_enable_notrace();
+}
+
+/**
+ * gtp_fprobe_attach - carry @tp (an entry tracepoint) by ftrace if it can
+ * @tp: enabled or not; not a return probe, not static
+ *
+ * Return: the attached probe, or NULL when ftrace cannot take it (not an
+ * ftrace location, entry_ftrace=0, or ftrace refused): the caller then
+ * uses a kprobe, which says why if it fails too.
+ */
+struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
+{
+	unsigned long addr = (unsigned long)tp->addr, ip;
+	struct gtp_fprobe *fp;
+	int ret;
+
+	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch || !ftrace_location_fn)
+		return NULL;
+	/*
+	 * The location itself, or (IBT kernels, where gdb's "trace FUNC"
+	 * gives the function's first byte) the function's start right
+	 * before it, which a kprobe moves past endbr64 onto the same
+	 * location.  Anything else is a kprobe's.
+	 */
+	ip = ftrace_location_fn(addr);
+	if (!ip || (ip != addr &&
+		    !(GTP_KERNEL_IBT && ip == addr + GTP_ENDBR64_SIZE)))
+		return NULL;
+	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
+	if (!fp)
+		return NULL;
+	fp->tp = tp;
+	fp->ip = ip;
+	fp->lite = gtp_fprobe_lite_ok(tp);
+	fp->cond_pc = tp->cond_pure && prog_reads_pc(tp->cond);
+	fp->ops.func = gtp_fprobe_cb;
+	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
+	fp->ops.flags = fp->lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
+	ret = ftrace_set_filter_ip(&fp->ops, ip, 0, 0);
+	if (!ret) {
+		ret = register_ftrace_function(&fp->ops);
+		if (ret)
+			ftrace_free_filter(&fp->ops);
+	}
+	if (ret) {
+		pr_debug("ftrace refused 0x%lx (error %d), using a kprobe\n",
+			 ip, ret);
+		kfree(fp);
+		return NULL;
+	}
+	return fp;
+}
+
+/*
+ * Detach (waits until no CPU runs the callback any more) and report the
+ * hits that were not delivered.
+ */
+u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
+{
+	u64 missed;
+
+	unregister_ftrace_function(&fp->ops);
+	ftrace_free_filter(&fp->ops);
+	missed = atomic_long_read(&fp->missed);
+	kfree(fp);
+	return missed;
+}
+
+const char *gtp_fprobe_kind(const struct gtp_fprobe *fp)
+{
+	return fp->lite ? "ftrace" : "ftrace-regs";
+}
+
+int gtp_fprobe_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		per_cpu(gtp_fp_lite_regs, cpu).cs = __KERNEL_CS;
+		per_cpu(gtp_fp_lite_regs, cpu).ss = __KERNEL_DS;
+	}
+	ftrace_location_fn = (void *)gtp_ksym("ftrace_location");
+	if (!ftrace_location_fn)
+		pr_info("ftrace_location not found: entry tracepoints use kprobes\n");
+	gtp_fp_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
+	return gtp_fp_scratch ? 0 : -ENOMEM;
+}
+
+/* After every probe is detached. */
+void gtp_fprobe_exit(void)
+{
+	vfree(gtp_fp_scratch);
+	gtp_fp_scratch = NULL;
+}
