@@ -88,6 +88,13 @@ bool gtp_cond_is_pure(const struct ax_prog *cond);
  */
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
 
+/*
+ * Decide once, when the actions change, what a hit has to do: the exact
+ * frame size, which expressions can be skipped (tp->actions[].noop) and
+ * whether a frame is a lone R block (tp->regs_only).
+ */
+void gtp_tp_plan(struct gtp_tp *tp);
+
 /* pt_regs in gdb's amd64 'g' layout (GTP_G_SIZE bytes), rip = @pc. */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out);
 
