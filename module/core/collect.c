@@ -353,15 +353,12 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 }
 
 /*
- * Does running @prog leave no trace at all: no frame bytes, no variable,
- * no output, and no way to fail (and be counted as an error)?  gdb sends
- * such a program for 'collect EXPR' when EXPR lives in registers: the R
- * block it also asks for is what holds the value, the program only
- * computes it and drops it.  Only straight code on constants and
- * registers the hit always has qualifies: no memory (a fault is an
- * error), no division (by zero), no jump (a loop may run out of budget).
+ * Is @prog straight code (forward jumps if @jumps) on constants and the
+ * gdb registers in @regs only, with no memory (a fault is an error), no
+ * division (by zero), no hook and no backward jump (a loop may run out of
+ * budget)?  Then it can fail in nothing and change nothing but its result.
  */
-static bool prog_is_noop(const struct ax_prog *prog)
+static bool prog_is_simple(const struct ax_prog *prog, u64 regs, bool jumps)
 {
 	u32 i;
 
@@ -379,8 +376,12 @@ static bool prog_is_noop(const struct ax_prog *prog)
 		case AX_CONST64: case AX_END: case AX_DUP: case AX_POP:
 		case AX_SWAP: case AX_PICK: case AX_ROT:
 			break;
+		case AX_GOTO: case AX_IF_GOTO:
+			if (!jumps || in->imm <= i)
+				return false;
+			break;
 		case AX_REG:
-			if (in->imm >= AX_NR_GDB_REGS)
+			if (in->imm >= 64 || !(regs & (1ull << in->imm)))
 				return false;
 			break;
 		default:
@@ -388,6 +389,21 @@ static bool prog_is_noop(const struct ax_prog *prog)
 		}
 	}
 	return true;
+}
+
+/*
+ * gdb sends such a program for 'collect EXPR' when EXPR lives in
+ * registers: the R block it also asks for is what holds the value, the
+ * program only computes it and drops it.  Skipped at the hit.
+ */
+static bool prog_is_noop(const struct ax_prog *prog)
+{
+	return prog_is_simple(prog, (1ull << AX_NR_GDB_REGS) - 1, false);
+}
+
+bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs)
+{
+	return prog_is_simple(cond, regs, true);
 }
 
 void gtp_tp_plan(struct gtp_tp *tp)

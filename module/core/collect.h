@@ -79,6 +79,13 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env);
  */
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
 
+/*
+ * Can @cond fail in nothing, read no memory and no gdb register outside
+ * @regs (bit i = register i)?  Then a probe that saved only those may run
+ * it before saving anything else.
+ */
+bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs);
+
 /* Can @cond run at any time, with no trace, TSV or output effect? */
 bool gtp_cond_is_pure(const struct ax_prog *cond);
 
