@@ -65,6 +65,20 @@ void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
 }
 
+/*
+ * A condition the probe may decide before saving more than the argument
+ * registers (gtp_static_attach_cond()): pure, JIT-compiled, and reading
+ * only those registers, no memory, failing in nothing.  Any other goes
+ * the full way.
+ */
+static u64 (*fast_cond(const struct gtp_tp *tp))(struct ax_env *)
+{
+	if (!tp->cond || !tp->cond_pure || !tp->cond->jit ||
+	    !gtp_cond_reads_only(tp->cond, GTP_STATIC_FAST_REGS))
+		return NULL;
+	return tp->cond->jit;
+}
+
 static const char *attach_refusal(int err)
 {
 	switch (err) {
@@ -107,8 +121,8 @@ int gtp_static_arm(struct gtp_conn *gc)
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (!tp->is_static)
 			continue;
-		ret = gtp_static_attach(tp->addr, gtp_static_tp_hit, tp,
-					&arm_handles[arm_n]);
+		ret = gtp_static_attach_cond(tp->addr, gtp_static_tp_hit, tp,
+					     fast_cond(tp), &arm_handles[arm_n]);
 		if (ret) {
 			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
 				    tp->num, (unsigned long long)tp->addr,

@@ -29,6 +29,7 @@
 #include <linux/preempt.h>
 #include <asm/segment.h>
 
+#include "ax.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
 #include "kcompat.h"
@@ -41,6 +42,7 @@ struct gtp_static_att {
 	bool pin;			/* called preemptible: pin the CPU */
 	void (*hit)(void *ctx, struct pt_regs *regs);
 	void *ctx;
+	u64 (*cond)(struct ax_env *env);	/* gtp_static_entry_fast */
 };
 
 static LIST_HEAD(all_atts);
@@ -48,8 +50,10 @@ static LIST_HEAD(all_atts);
 /* static_tp_entry.S */
 void gtp_static_entry(void);
 void gtp_static_entry_pinned(void);
+void gtp_static_entry_fast(void);
 void gtp_static_hit(struct gtp_static_regs *sr);
 void gtp_static_hit_pinned(struct gtp_static_regs *sr);
+bool gtp_static_cond_false(struct gtp_static_regs *sr);
 
 /*
  * Recursion guard.  A hit's own work can fire a tracepoint: every
@@ -99,6 +103,25 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 }
 
 /*
+ * gtp_static_entry_fast's C half: only rdi, rsi, rdx, rcx, r8..r11 are in
+ * @sr yet, and the attach made sure att->cond reads nothing else, no
+ * memory, and can fail in nothing: no fault, so no tracepoint can fire
+ * inside and no recursion guard is needed; its environment lives in the
+ * entry's frame, right after @sr.  True: the hit goes on (and the full
+ * path decides the condition again, with everything in place).
+ */
+bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
+{
+	const struct gtp_static_att *att = (void *)sr->regs.di;
+	struct ax_env *env = (struct ax_env *)(sr + 1);
+
+	env->regs = &sr->regs;
+	env->steps = AX_STEP_BUDGET;
+	env->err = 0;
+	return !att->cond(env) && !env->err;
+}
+
+/*
  * Faultable tracepoints (the syscall ones on newer kernels, kcompat.h)
  * call their probes preemptible: the hit uses per-CPU scratch and the
  * CPU's ring from reserve to commit, so it runs with the CPU pinned.
@@ -112,7 +135,9 @@ void notrace gtp_static_hit_pinned(struct gtp_static_regs *sr)
 
 static void *entry_of(const struct gtp_static_att *att)
 {
-	return att->pin ? gtp_static_entry_pinned : gtp_static_entry;
+	if (att->pin)
+		return gtp_static_entry_pinned;
+	return att->cond ? gtp_static_entry_fast : gtp_static_entry;
 }
 
 static void check_layout(void)
@@ -127,10 +152,21 @@ static void check_layout(void)
 	BUILD_BUG_ON(offsetof(struct pt_regs, ip) != 128);
 	BUILD_BUG_ON(offsetof(struct pt_regs, flags) != 144);
 	BUILD_BUG_ON(offsetof(struct pt_regs, sp) != 152);
+	/* gtp_static_entry_fast: the regs, then the condition's env */
+	BUILD_BUG_ON(sizeof(struct gtp_static_regs) + sizeof(struct ax_env) !=
+		     232);
 }
 
 int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 		      void *ctx, void **handle)
+{
+	return gtp_static_attach_cond(addr, hit, ctx, NULL, handle);
+}
+
+int gtp_static_attach_cond(u64 addr,
+			   void (*hit)(void *ctx, struct pt_regs *regs),
+			   void *ctx, u64 (*cond)(struct ax_env *env),
+			   void **handle)
 {
 	struct gtp_static_att *att;
 	struct gtp_marker *m;
@@ -143,6 +179,7 @@ int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 	att->addr = addr;
 	att->hit = hit;
 	att->ctx = ctx;
+	att->cond = cond;
 
 	mutex_lock(&gtp_static_mutex);
 	m = gtp_marker_find(addr);

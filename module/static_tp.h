@@ -71,6 +71,21 @@ bool gtp_static_marker_at(u64 addr);
  */
 int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 		      void *ctx, void **handle);
+struct ax_env;
+/*
+ * The same, with @cond (a JIT-compiled condition that reads only rax,
+ * rcx, rdx, rsi, rdi, r8..r11, no memory, and cannot fail:
+ * GTP_STATIC_FAST_REGS, gtp_cond_reads_only()) decided before the rest of
+ * the registers are saved: a false one returns at once, without @hit.
+ */
+int gtp_static_attach_cond(u64 addr,
+			   void (*hit)(void *ctx, struct pt_regs *regs),
+			   void *ctx, u64 (*cond)(struct ax_env *env),
+			   void **handle);
+/* gdb registers gtp_static_entry_fast has saved when @cond runs. */
+#define GTP_STATIC_FAST_REGS	((1u << 0) | (1u << 2) | (1u << 3) | \
+				 (1u << 4) | (1u << 5) | (1u << 8) | \
+				 (1u << 9) | (1u << 10) | (1u << 11))
 /* Unregister; after it returns no hit callback of @handle is running. */
 void gtp_static_detach(void *handle);
 /* Several detaches, one grace period: the handles are freed. */

@@ -283,6 +283,8 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		gtp_fb_trace(fb, addr, min_t(u64, a->len, 0xffffffffu), false);
 		break;
 	case GTP_ACT_EXPR:
+		if (a->noop)
+			break;
 		env->frame = fb;
 		ax_run_hit(a->prog, env);
 		if (env->err)
@@ -350,6 +352,78 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 	return len;
 }
 
+/*
+ * Is @prog straight code (forward jumps if @jumps) on constants and the
+ * gdb registers in @regs only, with no memory (a fault is an error), no
+ * division (by zero), no hook and no backward jump (a loop may run out of
+ * budget)?  Then it can fail in nothing and change nothing but its result.
+ */
+static bool prog_is_simple(const struct ax_prog *prog, u64 regs, bool jumps)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct ax_insn *in = &prog->insns[i];
+
+		switch (in->op) {
+		case AX_ADD: case AX_SUB: case AX_MUL:
+		case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+		case AX_LOG_NOT: case AX_BIT_AND: case AX_BIT_OR:
+		case AX_BIT_XOR: case AX_BIT_NOT: case AX_EQUAL:
+		case AX_LESS_SIGNED: case AX_LESS_UNSIGNED:
+		case AX_EXT: case AX_ZERO_EXT:
+		case AX_CONST8: case AX_CONST16: case AX_CONST32:
+		case AX_CONST64: case AX_END: case AX_DUP: case AX_POP:
+		case AX_SWAP: case AX_PICK: case AX_ROT:
+			break;
+		case AX_GOTO: case AX_IF_GOTO:
+			if (!jumps || in->imm <= i)
+				return false;
+			break;
+		case AX_REG:
+			if (in->imm >= 64 || !(regs & (1ull << in->imm)))
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * gdb sends such a program for 'collect EXPR' when EXPR lives in
+ * registers: the R block it also asks for is what holds the value, the
+ * program only computes it and drops it.  Skipped at the hit.
+ */
+static bool prog_is_noop(const struct ax_prog *prog)
+{
+	return prog_is_simple(prog, (1ull << AX_NR_GDB_REGS) - 1, false);
+}
+
+bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs)
+{
+	return prog_is_simple(cond, regs, true);
+}
+
+void gtp_tp_plan(struct gtp_tp *tp)
+{
+	u32 i, nregs = 0;
+	bool others = false;
+
+	for (i = 0; i < tp->nactions; i++) {
+		struct gtp_action *a = &tp->actions[i];
+
+		a->noop = a->type == GTP_ACT_EXPR && prog_is_noop(a->prog);
+		if (a->type == GTP_ACT_REGS)
+			nregs++;
+		else if (!a->noop)
+			others = true;
+	}
+	tp->frame_len = gtp_tp_exact_frame_len(tp);
+	tp->regs_only = nregs == 1 && !others && tp->frame_len;
+}
+
 /* Frames are u32-sized: any bound past this says "never fits" alike. */
 #define FRAME_LEN_CAP	0xffffffffULL
 
@@ -378,7 +452,8 @@ u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
 	return len;
 }
 
-static void put_frame_hdr(const struct gtp_tp *tp, u8 *buf, u32 len)
+static __always_inline void put_frame_hdr(const struct gtp_tp *tp, u8 *buf,
+					  u32 len)
 {
 	s16 num = tp->num;
 	u32 size = len - GTP_FRAME_HDR;
@@ -422,6 +497,34 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 }
 
 /*
+ * The lean path for a frame that is one R block (tp->regs_only): written
+ * straight into the store, no scratch, no action loop, no environment.
+ */
+static bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *regs)
+{
+	struct gtp_frame_slot slot __gtp_noinit;
+	u32 len = tp->frame_len;
+	long hits = atomic_long_add_return(1, &tp->hits);
+	bool stored = false;
+	u8 *dst;
+
+	dst = gtp_frame_reserve(&slot, len);
+	if (likely(dst)) {
+		put_frame_hdr(tp, dst, len);
+		dst[GTP_FRAME_HDR] = 'R';
+		gtp_regs_to_g(regs, tp->addr, dst + GTP_FRAME_HDR + 1);
+		gtp_frame_commit(&slot);
+		atomic_long_add_return(len, &tp->usage);
+		stored = true;
+	} else {
+		store_failed(tp, slot.err);
+	}
+	if (tp->pass && hits >= tp->pass)
+		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
+	return stored;
+}
+
+/*
  * The condition held: run the actions, store one frame.  A frame whose
  * size the actions fix (tp->frame_len) is built in place in the store,
  * saving the copy out of scratch; should the store refuse it, the actions
@@ -440,6 +543,8 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	long hits;
 	u32 i;
 
+	if (tp->regs_only)
+		return tp_collect_regs(tp, env->regs);
 	hits = atomic_long_add_return(1, &tp->hits);
 	if (len) {
 		u8 *dst = gtp_frame_reserve(&slot, len);
@@ -510,13 +615,23 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 	return tp_collect(tp, &env, scratch, cap);
 }
 
-bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
-		     u32 cap, const struct ax_env *pre)
+/* Out of line: its environment costs a stack canary the lean path avoids. */
+static noinline bool hit_held_actions(struct gtp_tp *tp, struct pt_regs *regs,
+				      u8 *scratch, u32 cap,
+				      const struct ax_env *pre)
 {
 	struct ax_env env = { .regs = regs, .tp = tp, .steps = pre->steps,
 			      .faults = pre->faults };
 
+	return tp_collect(tp, &env, scratch, cap);
+}
+
+bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+		     u32 cap, const struct ax_env *pre)
+{
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
 		return false;
-	return tp_collect(tp, &env, scratch, cap);
+	if (tp->regs_only)
+		return tp_collect_regs(tp, regs);
+	return hit_held_actions(tp, regs, scratch, cap, pre);
 }

@@ -79,6 +79,13 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env);
  */
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
 
+/*
+ * Can @cond fail in nothing, read no memory and no gdb register outside
+ * @regs (bit i = register i)?  Then a probe that saved only those may run
+ * it before saving anything else.
+ */
+bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs);
+
 /* Can @cond run at any time, with no trace, TSV or output effect? */
 bool gtp_cond_is_pure(const struct ax_prog *cond);
 
@@ -87,6 +94,13 @@ bool gtp_cond_is_pure(const struct ax_prog *cond);
  * expressions that record nothing); 0 if it is known only at the hit.
  */
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
+
+/*
+ * Decide once, when the actions change, what a hit has to do: the exact
+ * frame size, which expressions can be skipped (tp->actions[].noop) and
+ * whether a frame is a lone R block (tp->regs_only).
+ */
+void gtp_tp_plan(struct gtp_tp *tp);
 
 /* pt_regs in gdb's amd64 'g' layout (GTP_G_SIZE bytes), rip = @pc. */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out);

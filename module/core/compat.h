@@ -175,6 +175,9 @@ typedef int64_t s64;
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+#ifndef noinline
+#define noinline __attribute__((__noinline__))
+#endif
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))

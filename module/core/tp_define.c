@@ -355,14 +355,14 @@ static void qtdp_actions(struct gtp_conn *gc, const char *p)
 	}
 	gtp_reply(gc, "OK");
 	gtp_free(chunk);
-	tp->frame_len = gtp_tp_exact_frame_len(tp);
+	gtp_tp_plan(tp);
 	return;
 drop_chunk:
 	/* gdb was told the chunk failed: none of it may stay. */
 	while (tp->nactions > old_n)
 		gtp_tp_prog_free(tp->actions[--tp->nactions].prog);
 	tp->regmask = old_mask;
-	tp->frame_len = gtp_tp_exact_frame_len(tp);
+	gtp_tp_plan(tp);
 }
 
 void gtp_pkt_qtdp(struct gtp_conn *gc, char *args)

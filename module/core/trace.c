@@ -30,8 +30,9 @@ struct ro_range {
 	u64 start, end;		/* end exclusive */
 };
 
+atomic_long_t gtp_trace_run_flag;	/* "running", trace.h */
+
 static struct {
-	atomic_long_t running;	/* 1 while collecting */
 	bool armed;		/* probes attached */
 	enum gtp_stop_reason stop_reason;
 	u32 stop_tp;
@@ -45,11 +46,6 @@ static struct {
 	u32 nro;
 } run;
 
-bool gtp_trace_running(void)
-{
-	return atomic_long_read(&run.running) != 0;
-}
-
 bool gtp_trace_busy(void)
 {
 	return run.armed || gtp_trace_running();
@@ -58,7 +54,7 @@ bool gtp_trace_busy(void)
 /* Clear "running" once; the first stopper records why and when. */
 static bool stop_running(enum gtp_stop_reason why, u32 tpnum)
 {
-	if (atomic_long_cmpxchg(&run.running, 1, 0) != 1)
+	if (atomic_long_cmpxchg(&gtp_trace_run_flag, 1, 0) != 1)
 		return false;
 	run.stop_reason = why;
 	run.stop_tp = tpnum;
@@ -250,7 +246,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	run.stop_us = 0;
 	gtp_static_on_start();
 	gtp_frames_start();
-	atomic_long_set(&run.running, 1);
+	atomic_long_set(&gtp_trace_run_flag, 1);
 	report_interpreted(gc);
 	gtp_reply(gc, "OK");
 }

@@ -27,7 +27,14 @@ enum gtp_stop_reason {
 void gtp_trace_init(void);
 void gtp_trace_exit(void);
 
-bool gtp_trace_running(void);	/* probe context: collect? */
+/* 1 while collecting: trace.c writes it, probe handlers read it inline. */
+extern atomic_long_t gtp_trace_run_flag;
+
+/* Probe context: collect? */
+static inline bool gtp_trace_running(void)
+{
+	return atomic_long_read(&gtp_trace_run_flag) != 0;
+}
 bool gtp_trace_busy(void);	/* probes attached or running */
 void gtp_trace_stop_from_probe(enum gtp_stop_reason why, u32 tpnum);
 

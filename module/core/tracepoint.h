@@ -27,6 +27,7 @@ struct gtp_action {
 	u64 offset;		/* M */
 	u64 len;		/* M */
 	struct ax_prog *prog;	/* X, verified */
+	bool noop;		/* X that can change and fail in nothing: skipped */
 };
 
 /* A list of strings kept for upload (qTfP/qTsP) exactly as gdb sent them. */
@@ -54,6 +55,7 @@ struct gtp_tp {
 	u32 actions_cap;	/* allocated slots: grows by doubling */
 	u64 regmask;		/* union of all R masks: g from a frame */
 	u32 frame_len;		/* every frame's exact size, 0 if unknown */
+	bool regs_only;		/* frames are one R block: the lean path */
 
 	struct gtp_strlist chunks;	/* QTDP:- action chunks (A pieces) */
 	struct gtp_strlist srcs;	/* QTDPsrc bodies (Z pieces) */
