@@ -28,7 +28,7 @@ import sys
 
 import peers
 import worst
-from guestlib import REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, reload_gtp, write
+from guestlib import REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, reload_gtp, settle, write
 from table import failed, render, row
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
@@ -66,6 +66,7 @@ def floor(key, label, mode, ref):
     except OSError as e:
         return failed(key, label, NA if e.errno == 22 else str(e), ref)
     try:
+        settle()
         loop()
         return row(key, label, loop(), ref=ref)
     finally:
