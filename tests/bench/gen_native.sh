@@ -18,7 +18,7 @@ BEGIN {
 }
 /^#/ || /^@/ || NF < 2 { next }
 {
-	printf "__attribute__((noinline)) u64 native_%d(struct ax_env *env)\n", n
+	printf "__attribute__((__noinline__)) u64 native_%d(struct ax_env *env)\n", n
 	printf "{\n\tconst struct pt_regs *regs = env->regs;\n\n"
 	printf "\treturn (u64)(s64)(%s);\n}\n", $1
 	n++
