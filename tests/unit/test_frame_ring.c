@@ -28,10 +28,24 @@ static int put(u32 n, u32 len, int *err)
 	return 1;
 }
 
-static u32 frame_no(const u8 *f, u32 len)
-{
-	u32 i;
+#define LEN_POISON	0xdeadbeefu
 
+/*
+ * Frame @idx must be there, @want_len bytes long and intact; returns its
+ * number (low byte).  One statement per step on purpose: in
+ * "f(gtp_frame_get(i, &len), len)" the compiler may read len before the
+ * call sets it (argument order is unspecified; gcc does), and the walk
+ * then runs over whatever the stack held.  @len starts poisoned so a get
+ * that leaves it unset fails here, whatever the stack layout.
+ */
+static u32 frame_at(u64 idx, u32 want_len)
+{
+	u32 i, len = LEN_POISON;
+	const u8 *f;
+
+	f = gtp_frame_get(idx, &len);
+	assert_non_null(f);
+	assert_int_equal(len, want_len);
 	for (i = 1; i < len; i++)
 		assert_int_equal(f[i], (u8)(f[0] + i));	/* intact */
 	return f[0];
@@ -47,7 +61,6 @@ static void test_discard_fills_and_reads_in_order(void **state)
 {
 	struct gtp_frame_stats st;
 	u32 i, ok = 0, len;
-	const u8 *f;
 	int err;
 
 	assert_int_equal(gtp_frames_setup(8192, false), 0);
@@ -71,18 +84,14 @@ static void test_discard_fills_and_reads_in_order(void **state)
 	gtp_frames_stop();
 	assert_null(gtp_frame_reserve(&(struct gtp_frame_slot){0}, 8));
 	assert_int_equal(gtp_frames_count(), ok);
-	for (i = 0; i < ok; i++) {
-		f = gtp_frame_get(i, &len);
-		assert_non_null(f);
-		assert_int_equal(len, 100);
-		assert_int_equal(frame_no(f, len), i);
-	}
+	for (i = 0; i < ok; i++)
+		assert_int_equal(frame_at(i, 100), i);
 	assert_null(gtp_frame_get(ok, &len));
 	/* random access, backwards too */
-	assert_int_equal(frame_no(gtp_frame_get(5, &len), len), 5);
-	assert_int_equal(frame_no(gtp_frame_get(5, &len), len), 5);
-	assert_int_equal(frame_no(gtp_frame_get(60, &len), len), 60);
-	assert_int_equal(frame_no(gtp_frame_get(0, &len), len), 0);
+	assert_int_equal(frame_at(5, 100), 5);
+	assert_int_equal(frame_at(5, 100), 5);
+	assert_int_equal(frame_at(60, 100), 60);
+	assert_int_equal(frame_at(0, 100), 0);
 }
 
 static void test_circular_keeps_newest(void **state)
@@ -105,8 +114,67 @@ static void test_circular_keeps_newest(void **state)
 	/* 8 sub-buffers minus the one being filled, at least */
 	assert_true(n >= 7 * 8 && n <= 8 * 8);
 	for (i = 0; i < n; i++)
-		assert_int_equal(frame_no(gtp_frame_get(i, &len), len),
-				 (u8)(1000 - n + i));
+		assert_int_equal(frame_at(i, 100), (u8)(1000 - n + i));
+	assert_null(gtp_frame_get(n, &len));
+}
+
+/*
+ * Frame @n's length in the mixed runs: 1..240 bytes, so sub-buffer tails of
+ * 8..216 bytes occur (padding records, and the header-less 8-byte tail).
+ */
+static u32 mixed_len(u32 n)
+{
+	return 1 + (n * 37) % 240;
+}
+
+/*
+ * One run of @total mixed-length frames on a ring that still holds the
+ * previous run's bytes (same geometry: gtp_frames_setup() only resets the
+ * positions).  The reader must walk exactly this run's records -- headers,
+ * padding records and short tails included -- and never a stale header.
+ */
+static void mixed_run(bool circular, u32 total)
+{
+	struct gtp_frame_stats st;
+	u32 i, n, len;
+	int err;
+
+	assert_int_equal(gtp_frames_setup(8192, circular), 0);
+	gtp_frames_start();
+	for (i = 0; i < total; i++)
+		assert_int_equal(put(i, mixed_len(i), &err), 1);
+	gtp_frames_stop();
+	gtp_frames_stats(&st);
+	assert_int_equal(st.created, total);
+	assert_int_equal(st.dropped, 0);
+	n = gtp_frames_count();
+	assert_int_equal(st.frames, n);
+	assert_true(n <= total);
+	if (!circular || total < 8)
+		assert_int_equal(n, total);
+	for (i = 0; i < n; i++)
+		assert_int_equal(frame_at(i, mixed_len(total - n + i)),
+				 (u8)(total - n + i));
+	assert_null(gtp_frame_get(n, &len));
+}
+
+static void test_circular_reuse_reads_this_run_only(void **state)
+{
+	u32 i;
+	int err;
+
+	/* fill the ring with 100-byte frames: the stale bytes below */
+	assert_int_equal(gtp_frames_setup(8192, true), 0);
+	gtp_frames_start();
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(put(i, 100, &err), 1);
+	gtp_frames_stop();
+
+	mixed_run(true, 1000);		/* wraps many times */
+	mixed_run(true, 20);		/* partial: stale records after it */
+	mixed_run(true, 3);
+	mixed_run(false, 30);
+	mixed_run(true, 0);
 }
 
 static void test_too_big_counted_not_full(void **state)
@@ -140,6 +208,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_discard_fills_and_reads_in_order,
 					  teardown),
 		cmocka_unit_test_teardown(test_circular_keeps_newest, teardown),
+		cmocka_unit_test_teardown(test_circular_reuse_reads_this_run_only,
+					  teardown),
 		cmocka_unit_test_teardown(test_too_big_counted_not_full,
 					  teardown),
 	};
