@@ -257,7 +257,7 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env)
 
 static void note_error(struct gtp_tp *tp, struct ax_env *env)
 {
-	atomic_long_add_return(1, &tp->errors);
+	atomic_long_inc(&tp->errors);
 	WRITE_ONCE(tp->last_err, env->err);
 }
 
@@ -473,7 +473,7 @@ static void store_failed(struct gtp_tp *tp, int err)
 	if (err == -ENOSPC)
 		gtp_trace_stop_from_probe(GTP_STOP_FULL, 0);
 	if (err == -E2BIG) {
-		atomic_long_add_return(1, &tp->errors);
+		atomic_long_inc(&tp->errors);
 		WRITE_ONCE(tp->last_err, AX_ERR_TRACE);
 	}
 }
@@ -492,8 +492,15 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 	}
 	memcpy(dst, fb->buf, fb->len);
 	gtp_frame_commit(&slot);
-	atomic_long_add_return(fb->len, &tp->usage);
+	atomic_long_add(fb->len, &tp->usage);
 	return true;
+}
+
+/* The hit that reaches the pass count stops the trace (gdb's "passcount"). */
+static inline void pass_count_check(struct gtp_tp *tp, long hits)
+{
+	if (tp->pass && hits >= tp->pass)
+		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
 }
 
 /*
@@ -514,13 +521,12 @@ static bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *regs)
 		dst[GTP_FRAME_HDR] = 'R';
 		gtp_regs_to_g(regs, tp->addr, dst + GTP_FRAME_HDR + 1);
 		gtp_frame_commit(&slot);
-		atomic_long_add_return(len, &tp->usage);
+		atomic_long_add(len, &tp->usage);
 		stored = true;
 	} else {
 		store_failed(tp, slot.err);
 	}
-	if (tp->pass && hits >= tp->pass)
-		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
+	pass_count_check(tp, hits);
 	return stored;
 }
 
@@ -562,13 +568,12 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	} else if (fb.buf != scratch) {
 		put_frame_hdr(tp, fb.buf, len);
 		gtp_frame_commit(&slot);
-		atomic_long_add_return(len, &tp->usage);
+		atomic_long_add(len, &tp->usage);
 		stored = true;
 	} else {
 		store_failed(tp, slot.err);
 	}
-	if (tp->pass && hits >= tp->pass)
-		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
+	pass_count_check(tp, hits);
 	return stored;
 }
 

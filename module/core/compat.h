@@ -293,6 +293,11 @@ static inline long atomic_long_add_return(long i, atomic_long_t *v)
 {
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
+static inline void atomic_long_add(long i, atomic_long_t *v)
+{
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+}
+#define atomic_long_inc(v)	atomic_long_add(1, (v))
 /* frame_ring.c: userspace users of the frame store are single-threaded */
 #define gtp_cpu_id()		0u
 #define gtp_nr_cpus()		1u
