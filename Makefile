@@ -1,5 +1,5 @@
 # gtp - top-level Makefile.  The README documents the targets:
-#   make              build module/gtp.ko and tracepoints/gtp_test.ko against KDIR
+#   make              build module/gtptrace.ko and tracepoints/gtp_test.ko against KDIR
 #   make deps         install the Debian packages we need (as root, when missing)
 #   make deps-matrix  also every matrix kernel, the trixie root, dkms
 #   make dbg-vmlinux  the default kernel's vmlinux with DWARF, in build/dbg/
@@ -9,7 +9,7 @@
 #   make check-debug  the e2e suite on a KASAN+lockdep+KFENCE+kmemleak kernel
 #   make demo         boot a guest and run the paper's gdb session
 #   make bench        benchmarks (never part of check)
-#   make dkms         register the sources with dkms (/usr/src/gtp-VERSION)
+#   make dkms         register the sources with dkms (/usr/src/gtptrace-VERSION)
 #   make doccheck     kernel-doc -Wall over module/ and jit/: no warnings
 #
 # Areas add their own targets in */*.mk fragments (unit tests, fuzzers,
@@ -128,7 +128,7 @@ doccheck:
 	echo "doccheck: clean ($(words $(DOC_SRCS)) files)"
 
 DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-DKMS_SRC = /usr/src/gtp-$(DKMS_VERSION)
+DKMS_SRC = /usr/src/gtptrace-$(DKMS_VERSION)
 
 # The sources dkms needs, and nothing else, then 'dkms add'.
 dkms:
@@ -139,7 +139,7 @@ dkms:
 		\( -name '*.[chS]' -o -name Kbuild \) ! -name '*.mod.c' -print | \
 		cpio -pdm --quiet $(DKMS_SRC)
 	cp Kbuild dkms.conf $(DKMS_SRC)/
-	dkms add gtp/$(DKMS_VERSION)
+	dkms add gtptrace/$(DKMS_VERSION)
 
 # the peer table (bench-guest) last: make bench ends with it
 bench: deps modules tools $(filter-out bench-guest,$(BENCH_TARGETS)) bench-guest

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gtp_glue.h - the kernel-only parts of gtp.ko, as main.c wires them.
+ * gtp_glue.h - the kernel-only parts of gtptrace.ko, as main.c wires them.
  *
  * main.c calls the init/exit pairs in order under gtp_mutex and hands the
  * core the rest as its struct gtp_host_ops (core/host.h): the core never

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kcompat.h - every kernel API difference gtp.ko meets, in one place.
+ * kcompat.h - every kernel API difference gtptrace.ko meets, in one place.
  *
  * gtp builds against Debian's 6.1, 6.1-rt, 6.12, 6.12-rt and the newest
  * trixie-backports kernel (7.x).  Anything that differs between those is

@@ -395,7 +395,7 @@ void gtp_kprobe_exit(void)
 }
 
 /*
- * /sys/module/gtp/parameters/attached: how each location of the armed
+ * /sys/module/gtptrace/parameters/attached: how each location of the armed
  * trace is carried, one "NUM ADDR KIND" line each, KIND
  * being kprobe, kretprobe, ftrace (argument registers only), ftrace-regs
  * (all registers) or static.

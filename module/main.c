@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - gtp.ko: /proc/gtp, the file gdb opens with "target remote".
+ * main.c - gtptrace.ko: /proc/gtp, the file gdb opens with "target remote".
  *
  * gdb treats the path as a serial line (protocol reference 5.2): it writes
  * packets and acks, select()s, then read()s the answers.  So the file keeps
@@ -273,7 +273,7 @@ static const struct proc_ops gtp_proc_ops = {
 	.proc_lseek		= GTP_PROC_NO_LSEEK,
 };
 
-/* What the portable core and the JIT get from gtp.ko (core/host.h). */
+/* What the portable core and the JIT get from gtptrace.ko (core/host.h). */
 static const struct gtp_host_ops gtp_kernel_host = {
 	.arm			= gtp_kprobe_arm,
 	.disarm			= gtp_kprobe_disarm,
@@ -369,8 +369,7 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gtp: GDB tracepoints for the Linux kernel over /proc/gtp");
 /*
  * dkms.conf's PACKAGE_VERSION (tests/vm/dkms-check checks they agree).
- * DKMS installs a module over one of the same name only when its version
- * is newer, and the kernel has a gtp.ko of its own (the GPRS tunnelling
- * driver, drivers/net/gtp.ko) that carries none.
+ * The module is gtptrace, not gtp: the kernel's GPRS tunnelling driver is
+ * drivers/net/gtp.ko (tests/vm/modname-check keeps the name free).
  */
 MODULE_VERSION("0.2");

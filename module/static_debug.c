@@ -2,7 +2,7 @@
 /*
  * static_debug.c - a self-test and benchmark knob for static probes.
  *
- * /sys/module/gtp/parameters/static_debug attaches the generic static
+ * /sys/module/gtptrace/parameters/static_debug attaches the generic static
  * probe through the same gtp_static_attach() the tracepoint code uses, so
  * tests can check register capture and probe removal, and benchmarks can
  * measure the probe alone, without a gdb session:

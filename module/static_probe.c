@@ -14,7 +14,7 @@
  * Lifetime: tracepoint_probe_unregister() + tracepoint_synchronize_
  * unregister() (SRCU + RCU) guarantee no hit still runs before an att is
  * freed.  An attached marker pins its module (try_module_get), so the
- * tracepoint cannot vanish under a probe; gtp.ko itself detaches
+ * tracepoint cannot vanish under a probe; gtptrace.ko itself detaches
  * everything in its exit path before its code goes away.
  *
  * Users: gtp's static tracepoints (static_arm.c) and the static_debug

@@ -70,7 +70,7 @@ def open_target(path=DEFAULT_TARGET):
     return open_proc(path, os.O_RDWR,
                      "%s is busy: a gdb (or another gtp-ctl) has it open; "
                      "detach it, or tsave in gdb and use -f FILE",
-                     "%s does not exist: is gtp.ko loaded?")
+                     "%s does not exist: is gtptrace.ko loaded?")
 
 
 class Remote:
@@ -141,7 +141,7 @@ def _frame_origins(rem, tr):
         try:
             cpu, ticks, khz = [int(x, 16) for x in r.split(":")]
         except ValueError:
-            return                      # an older gtp.ko: no origins
+            return                      # an older gtptrace.ko: no origins
         f.cpu = cpu
         f.ns = ticks * 1000000 // khz if khz else None
 

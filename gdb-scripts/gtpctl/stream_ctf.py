@@ -365,9 +365,9 @@ def _with_constants(pack, cid, take, consts):
 
 
 def _tracer_version():
-    """(major, minor) of the loaded gtp.ko, or None."""
+    """(major, minor) of the loaded gtptrace.ko, or None."""
     try:
-        with open("/sys/module/gtp/version") as f:
+        with open("/sys/module/gtptrace/version") as f:
             major, minor = f.read().strip().split(".")[:2]
         return int(major), int(minor)
     except (OSError, ValueError):

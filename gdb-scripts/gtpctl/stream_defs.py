@@ -31,7 +31,7 @@ def open_stream(path):
     why not."""
     return open_proc(path, os.O_RDONLY | os.O_NONBLOCK,
                      "another consumer has %s open",
-                     "gtp.ko is not loaded or too old (no %s)")
+                     "gtptrace.ko is not loaded or too old (no %s)")
 
 
 class Defs:

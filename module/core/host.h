@@ -2,7 +2,7 @@
 /*
  * host.h - what the portable core asks of whoever links it, as one table.
  *
- * The core and the JIT never call the layer above them by name: gtp.ko
+ * The core and the JIT never call the layer above them by name: gtptrace.ko
  * (module/main.c) and the userspace tests (tests/unit/user_trace.c) each
  * fill a struct gtp_host_ops and hand it to gtp_host_register() before the
  * first packet, the way kernel/bpf/disasm.c takes struct bpf_insn_cbs from

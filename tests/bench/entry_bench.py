@@ -19,7 +19,7 @@ from guestlib import REPO, cycles_per_call, loop as _loop, sh, write
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 COND_FALSE = "2*counter1+3*counter2 < 0"
-PARAM = "/sys/module/gtp/parameters/"
+PARAM = "/sys/module/gtptrace/parameters/"
 
 
 def loop():

@@ -37,7 +37,7 @@ COND_FALSE = "2*counter1+3*counter2 < 0"
 EXPR = "(2*counter1+3*counter2)"
 COND_MEM = "gtp_test_calls < 0"     # a module global, read at every hit
 EVENT = "gtp_test:gtp_test_event"
-ENTRY_FTRACE = "/sys/module/gtp/parameters/entry_ftrace"
+ENTRY_FTRACE = "/sys/module/gtptrace/parameters/entry_ftrace"
 NA = "not available in this build"
 
 

@@ -11,7 +11,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # The build tests/vm/run loaded for this guest's kernel.
-GTP_KO = os.path.join(os.environ.get("GTP_KMOD_DIR", REPO), "module", "gtp.ko")
+GTP_KO = os.path.join(os.environ.get("GTP_KMOD_DIR", REPO), "module", "gtptrace.ko")
 
 
 def sh(cmd):

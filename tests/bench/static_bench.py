@@ -25,7 +25,7 @@ import sys
 
 from guestlib import gdb_case, loop as _loop, reload_gtp, write
 
-KNOB = "/sys/module/gtp/parameters/static_debug"
+KNOB = "/sys/module/gtptrace/parameters/static_debug"
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 EVENT = "gtp_test:gtp_test_event"
 # 2*rsi + 3*rdx < 0, as gdb compiles it from registers (ext 32: int args)

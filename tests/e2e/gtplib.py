@@ -16,7 +16,7 @@ GTP_PY = os.path.join(REPO, "gdb-scripts", "gtp.py")
 # The modules tests/vm/run loaded (built for this guest's kernel).
 KMOD_DIR = os.environ.get("GTP_KMOD_DIR", REPO)
 TEST_KO = os.path.join(KMOD_DIR, "tracepoints", "gtp_test.ko")
-GTP_KO = os.path.join(KMOD_DIR, "module", "gtp.ko")
+GTP_KO = os.path.join(KMOD_DIR, "module", "gtptrace.ko")
 # The gdb under test: stock gdb from PATH, or another build (GTP_GDB, e.g.
 # trixie's gdb 16 or gdb 18 through tests/vm/gdb-in-root).
 GDB = os.environ.get("GTP_GDB", "gdb")
@@ -114,7 +114,7 @@ def connect(*cmds):
 
 
 # gtp's module parameters (knobs): jit, jit_mem, jit_images, static_debug.
-PARAMS = "/sys/module/gtp/parameters"
+PARAMS = "/sys/module/gtptrace/parameters"
 STATIC_KNOB = os.path.join(PARAMS, "static_debug")
 
 

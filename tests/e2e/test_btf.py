@@ -188,7 +188,7 @@ ptype struct list_head
         body += "print sizeof(struct %s)\n" % modstruct[0]
     out = session(body)
     # 6.1, 6.12: a member; 7.x: `const struct path f_path` in an anonymous
-    # union (the type may come from gtp.ko's DWARF, loaded by gtp-connect)
+    # union (the type may come from gtptrace.ko's DWARF, loaded by gtp-connect)
     expect(out, r"^\s+(const )?struct path f_path;$")
     expect(out, r"^\$1 = %d$" % want["task_struct"])
     expect(out, r"^\$2 = %d$" % want["file"])
@@ -252,7 +252,7 @@ info address vfs_read
     expect_not(out, r"^refused")
     expect(out, r"^gtp: connected to /proc/gtp$")
     expect(out, r"^No trace has been run on the target\.$")
-    # by name, at its address; no argument names (gtp.ko's DWARF, loaded
+    # by name, at its address; no argument names (gtptrace.ko's DWARF, loaded
     # by gtp-connect, may still hold struct file)
     expect(out, r"^Tracepoint 1 at 0x%x$" % ksym("vfs_read"))
     expect(out, r'^Symbol "vfs_read" is at 0x%x in a file compiled without debugging\.$'

@@ -1,6 +1,6 @@
 """Foundation: stock gdb connects to /proc/gtp and reads the live kernel.
 
-Runs inside the guest (tests/vm/run) with gtp.ko loaded.
+Runs inside the guest (tests/vm/run) with gtptrace.ko loaded.
 """
 import errno
 import os

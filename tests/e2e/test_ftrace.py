@@ -6,7 +6,7 @@ first byte, right before it); gtp attaches an ftrace_ops of its own there
 anyway (arguments, sp, bp, ip), "ftrace-regs" otherwise.  What gdb sees
 must not depend on it: the same frames, arguments and $pc with
 entry_ftrace=0 (kprobes).  A mid-function tracepoint stays a kprobe.
-/sys/module/gtp/parameters/attached says how each location is carried,
+/sys/module/gtptrace/parameters/attached says how each location is carried,
 and ftrace's own enabled_functions lists our callback on the ip.
 """
 import re
@@ -32,7 +32,7 @@ actions
 collect $rdi, $rsi
 end
 tstart
-shell cat /sys/module/gtp/parameters/attached
+shell cat /sys/module/gtptrace/parameters/attached
 shell grep gtp_test_function /sys/kernel/tracing/enabled_functions || echo not-ftraced
 shell echo 8 > /proc/gtp_test
 tstop
@@ -115,7 +115,7 @@ actions
 collect counter1
 end
 tstart
-shell cat /sys/module/gtp/parameters/attached
+shell cat /sys/module/gtptrace/parameters/attached
 shell grep gtp_test_function /sys/kernel/tracing/enabled_functions
 shell echo 2 > /proc/gtp_test
 disable 1

@@ -37,7 +37,7 @@ collect %s
 end
 tstart
 shell echo %d > /proc/gtp_test
-shell cat /sys/module/gtp/parameters/jit_images
+shell cat /sys/module/gtptrace/parameters/jit_images
 tstop
 """ % (cond, collect, n)
     body += "".join("tfind %d\ntdump\n" % i for i in range(nframes))

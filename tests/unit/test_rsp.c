@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_rsp.c - the RSP framing layer and the base packets, in userspace,
- * built from the same module/core sources as gtp.ko.
+ * built from the same module/core sources as gtptrace.ko.
  *
  * Each test feeds raw bytes the way gdb writes them into /proc/gtp and
  * checks the exact bytes a read() would return.
