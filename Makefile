@@ -160,3 +160,10 @@ clean:
 .PHONY: check-fresh
 check-fresh:
 	tests/vm/check-fresh
+
+# gtptrace and gtp_test clash with no module (built in or .ko) of any
+# installed matrix kernel (tests/vm/modname-check; under a second).
+CHECK_EXTRA += modname-check
+.PHONY: modname-check
+modname-check:
+	tests/vm/modname-check
