@@ -90,10 +90,10 @@ check-debug:
 	@tests/vm/deps linux-source-6.1 flex bison bc libelf-dev
 	tests/vm/check-debug
 
-# .ci/run runs check-matrix right after check, and the matrix runs the e2e
-# suite, lockdown-check and replay-check on every kernel, the default one
-# included: with MATRIX_FOLLOWS=1 check leaves those three to it rather
-# than run them twice (they are most of check's time, on one CPU).
+# check-matrix runs the e2e suite, lockdown-check and replay-check on every
+# kernel, the default one included: before a check-matrix, MATRIX_FOLLOWS=1
+# makes check leave those three to it rather than run them twice (they are
+# most of check's time, on one CPU).  .ci/run runs the plain make check.
 GUEST_CHECKS := lockdown-check replay-check
 check: deps
 	$(MAKE) modules
