@@ -77,9 +77,10 @@ tools: $(TOOLS)
 dbg-vmlinux:
 	@tests/vm/dbg-vmlinux > /dev/null
 
-# tests/vm/run builds the modules for the guest's kernel itself.
+# tests/vm/run builds the modules for the guest's kernel itself; tests/vm/e2e
+# runs the suite's files in one guest per CPU (at most 4).
 e2e: dbg-vmlinux
-	tests/vm/run -- python3 tests/e2e/run.py
+	tests/vm/e2e
 
 check-matrix: deps-matrix dbg-vmlinux
 	tests/vm/matrix
