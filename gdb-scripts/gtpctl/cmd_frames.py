@@ -17,7 +17,8 @@ addresses stay bare, `gtp-kstack` in gdb names them).
 """
 from . import remote, source, tfile
 from .ksyms import Kallsyms
-from .trace import KSTACK_ADDR, REGS32, REGS64, TraceError, reg_offset
+from .abi import KSTACK_ADDR
+from .trace import REGS32, REGS64, TraceError, reg_offset
 
 
 def run_save(args):

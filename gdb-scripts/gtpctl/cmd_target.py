@@ -17,6 +17,7 @@ import select
 import sys
 
 from . import remote
+from .abi import ax_error_name
 from .bridge import Bridge
 from .trace import TraceError, parse_status, status_number
 
@@ -29,13 +30,6 @@ _REASONS = {
     "tpasscount": "stopped: tracepoint %s reached its pass count",
     "terror": "stopped by an error",
 }
-
-# enum ax_error (module/core/ax.h), for the last error of a tracepoint
-AX_ERRORS = ("none", "memory read failed", "division by zero",
-             "step budget exhausted", "trace op failed (frame full)",
-             "register not available", "trace state variable refused",
-             "internal error")
-
 
 def run_stdio(args):
     fd = remote.open_target(args.target)
@@ -119,7 +113,7 @@ def run_status(args):
         if len(c) >= 4:
             line += ", %d errors" % c[2]
             if c[2]:
-                last = AX_ERRORS[c[3]] if c[3] < len(AX_ERRORS) else "error %d" % c[3]
+                last = ax_error_name(c[3])
                 line += " (last: %s)" % last
         print(line)
 

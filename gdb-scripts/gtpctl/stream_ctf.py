@@ -34,9 +34,9 @@ import struct
 import uuid as uuidlib
 
 from . import ctf, ksyms
+from .abi import KSTACK_ADDR, SDATA_ADDR
 from .stream_defs import FORMAT_VERSION, FRAME_HEAD, REGSIZE, RING_DATA, RING_REC
-from .trace import (KSTACK_ADDR, REGS32, REGS64, SDATA_ADDR, TraceError,
-                    reg_offset, walk_blocks)
+from .trace import REGS32, REGS64, TraceError, reg_offset, walk_blocks
 
 MAX_PLANS = 1 << 16                     # compiled layouts kept per run
 

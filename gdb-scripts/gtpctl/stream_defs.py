@@ -12,16 +12,19 @@ CPU: ring records, each holding one gdb trace-file frame.
 import os
 import struct
 
+from . import abi
 from .remote import open_proc
 from .trace import Trace, TraceError
 
 DEFAULT_STREAM = "/proc/gtp_stream"
-REC = struct.Struct("<IHHIIQQQQ")       # struct gtp_stream_rec
-MAGIC = 0x53505447                      # "GTPS"
-DEFS, PACKET, END = 1, 2, 3
-FORMAT_VERSION = 1
-RING_REC = struct.Struct("<QII")        # struct ring_record: ts, len, type
-RING_DATA = 1
+# the records and their ring records, as the module writes them (abi.py)
+REC = abi.STREAM_REC
+MAGIC = abi.STREAM_MAGIC
+DEFS, PACKET, END = abi.STREAM_DEFS, abi.STREAM_PACKET, abi.STREAM_END
+FORMAT_VERSION = abi.STREAM_VERSION
+RING_REC = abi.RING_REC
+RING_DATA = abi.RING_REC_DATA
+# gdb's trace file frame
 FRAME_HEAD = struct.Struct("<hI")       # tracepoint number, size of the blocks
 REGSIZE = 164                           # gdb's amd64 'g' block
 

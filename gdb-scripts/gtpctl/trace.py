@@ -14,11 +14,6 @@ Frames are parsed when first looked at.
 import re
 import struct
 
-# Addresses no kernel memory has (non-canonical or the top page) that name
-# special 'M' blocks: module/core/collect.h, module/core/static_data.h
-KSTACK_ADDR = 0x4b53544b00000000    # $kstack: u64 return addresses
-SDATA_ADDR = 0xfffffffffffff000     # $_sdata: a static event's arguments
-
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 # gdb's amd64 'g' layout: 17 64-bit registers, then eflags and the

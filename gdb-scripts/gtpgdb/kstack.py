@@ -13,8 +13,7 @@ DWARF (then with source lines), a module's .ko.
 import re
 
 import gdb
-
-KSTACK_ADDR = 0x4b53544b00000000
+from gtpctl.abi import KSTACK_ADDR
 
 
 def _count():
