@@ -12,6 +12,9 @@ gdb's own remote protocol (bridge.py drops only the packets gdb resends
 while the pipe is still starting).  status and stop speak that protocol
 themselves (remote.py).
 """
+from __future__ import annotations
+
+import argparse
 import os
 import select
 import sys
@@ -31,7 +34,7 @@ _REASONS = {
     "terror": "stopped by an error",
 }
 
-def run_stdio(args):
+def run_stdio(args: argparse.Namespace) -> None:
     fd = remote.open_target(args.target)
     inp, out = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
     bridge = Bridge()
@@ -75,7 +78,7 @@ def _reason(text):
     return "unknown"
 
 
-def run_status(args):
+def run_status(args: argparse.Namespace) -> None:
     with remote.Remote(args.target) as rem:
         st = rem.send("qTStatus")
         if not st.startswith("T"):
@@ -118,7 +121,7 @@ def run_status(args):
         print(line)
 
 
-def run_stop(args):
+def run_stop(args: argparse.Namespace) -> None:
     with remote.Remote(args.target) as rem:
         st = rem.send("qTStatus")
         if not st.startswith("T1"):
@@ -134,7 +137,7 @@ def run_stop(args):
               % (_reason(st), status_number(parse_status(st), "tframes")))
 
 
-def register(sub, formatter):
+def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("stdio", help="bridge gdb's remote protocol over stdin/stdout",
                        description="Copy stdin to /proc/gtp and /proc/gtp to stdout, "
                        "so that a gdb elsewhere runs `target remote | ssh root@box "

@@ -29,7 +29,7 @@ FRAME_HEAD = struct.Struct("<hI")       # tracepoint number, size of the blocks
 REGSIZE = 164                           # gdb's amd64 'g' block
 
 
-def open_stream(path):
+def open_stream(path: str) -> int:
     """A non-blocking descriptor of the proc file, or TraceError saying
     why not."""
     return open_proc(path, os.O_RDONLY | os.O_NONBLOCK,
@@ -41,7 +41,7 @@ class Defs:
     """A DEFS record: the run's clock, CPUs, buffer, trace state variables,
     tracepoints (a trace.Trace without frames) and $_sdata field names."""
 
-    def __init__(self, text, origin):
+    def __init__(self, text: str, origin: str) -> None:
         self.run = self.cpus = self.clock = None
         self.buffer = {}
         self.trace = Trace(origin)
