@@ -27,8 +27,8 @@ import os
 from typing import List, Optional
 
 from . import ksyms, remote
-from .session import Session, TracepointDef
 from .axreloc import CONST32, CONST64, EXT
+from .session import Session, TracepointDef
 from .session_grammar import Action, Ref, Unit, flatten, instructions
 from .trace import TraceError
 
@@ -70,9 +70,11 @@ class _Binder:
         here = boot.boot_id()
         self.same_boot = s.boot not in (None, "-") and here not in (None, "-") and s.boot == here
         self.ks: Optional[ksyms.Kallsyms] = None
+        self.tp: Optional[TracepointDef] = None     # the one being bound
 
     def fail(self, line: int, msg: str) -> TraceError:
-        return TraceError("%s: %s" % (self.s.where(line), msg))
+        return TraceError("%s: %s%s" % (self.s.where(line),
+                                        "tracepoint %d: " % self.tp.num if self.tp else "", msg))
 
     # -- kernel and modules ------------------------------------------------
 
@@ -91,13 +93,6 @@ class _Binder:
 
     def check_modules(self) -> None:
         s = self.s
-        for tp in s.tps:
-            for line, token in self.tokens(tp):
-                mod = _module_of(token)
-                if mod and mod not in s.modules:
-                    raise self.fail(line, "%s is in module %s, and the file has no `module %s "
-                                    "build-id ...` line to check its build against"
-                                    % (token, mod, mod))
         for mod, want in sorted(s.modules.items()):
             line = s.lines["module " + mod]
             have = self.boot.module_build_id(mod)
@@ -109,6 +104,13 @@ class _Binder:
             if have != want:
                 raise self.fail(line, "module %s is another build (build id %s; the session's "
                                 "is %s)" % (mod, have, want))
+        for tp in s.tps:
+            for line, token in self.tokens(tp):
+                mod = _module_of(token)
+                if mod and mod not in s.modules:
+                    raise self.fail(line, "%s is in module %s, and the file has no `module %s "
+                                    "build-id ...` line to check its build against"
+                                    % (token, mod, mod))
 
     @staticmethod
     def tokens(tp: TracepointDef):
@@ -145,9 +147,13 @@ class _Binder:
         if raw is None:
             return self.address(line, ref.token)
         if not self.same_boot:
+            here = self.boot.boot_id()
+            which = ("the file names no boot" if self.s.boot in (None, "-") else
+                     "this boot's id is unreadable" if here in (None, "-") else
+                     "%s; this is %s" % (self.s.boot, here))
             raise self.fail(line, "constant 0x%x has no symbol (heap, vmalloc or per-CPU "
-                            "memory): it is only valid on the boot it was saved on (%s; "
-                            "this is %s)" % (raw, self.s.boot, self.boot.boot_id()))
+                            "memory): it is only valid on the boot it was saved on (%s)"
+                            % (raw, which))
         if raw < ksyms.KERNEL_LOW:
             raise self.fail(line, "{=0x%x} is not a kernel address" % raw)
         return raw
@@ -203,8 +209,7 @@ class _Binder:
                 base = "-1" if a.base == -1 else "%x" % a.base
                 out.append("M%s,%x,%x" % (base, off, a.length))
             elif a.kind == "X":
-                out.append("X%x,%s" % (len(flatten(list(a.code))),
-                                       self.code_hex(line, list(a.code))))
+                out.append("X%s,%s" % (a.xlen, self.code_hex(line, list(a.code))))
             else:
                 out.append("L")
         return "".join(out)
@@ -218,6 +223,7 @@ class _Binder:
         self.ks = self.boot.kallsyms()
         out: List[tuple] = []                 # (line, packet)
         for tp in s.tps:
+            self.tp = tp
             addr = self.address(tp.line, tp.at)
             head = "QTDP:%x:%x:%s:0:%x" % (tp.num, addr, "E" if tp.enabled else "D", tp.passcount)
             if tp.static:
@@ -238,6 +244,7 @@ class _Binder:
                     raw = text.encode()
                 out.append((line, "QTDPsrc:%x:%x:%s:%x:%x:%s" % (tp.num, addr, typ, start,
                                                                  len(raw), raw.hex())))
+        self.tp = None
         for (num, initial, builtin, name), line in zip(s.tsvs, s.tsv_lines):
             out.append((line, "QTDV:%x:%016x:%x:%s" % (num, initial & U64, builtin,
                                                        name.encode().hex())))

@@ -23,7 +23,7 @@ REF is sym+0xOFF, mod:sym+0xOFF or sym#K+0xOFF (ksyms.py).  Inside
 bytecode a reference is only the operand of const32 (then ext 32) or
 const64: {32:REF} and {64:REF}, or {32:=0xADDR} for an address no symbol
 covers.  An action is R<mask>, M<reg>,<off>,<len> (M-1,{REF},<len> or
-M-1,{=0xADDR},<len> for absolute memory), X<len>,<bytecode> or L.  The
+M-1,{=0xADDR},<len> for absolute memory), X<len8>,<bytecode> (8 hex digits, as gdb writes it) or L.  The
 bytecode's length must be its declared length (1..1024 bytes, the
 kernel's limit), every opcode must be one of gdb's agent expression
 opcodes with all its operand bytes.  Nothing here can put '$', '#', '}'
@@ -104,6 +104,8 @@ class Action:
     offset: Union[int, Ref] = 0         # M
     length: int = 0                     # M
     code: Tuple[Unit, ...] = ()         # X
+    xlen: str = ""                      # X: the length as written (gdb: 8 digits,
+                                        # which trace.py's reader expects back)
 
 
 class Bad(ValueError):
@@ -231,18 +233,18 @@ def parse_actions(s: str, cond: bool = False) -> List[Action]:
             raise Bad("a condition is one X<len>,<bytecode>")
         if c == "R":
             m = _HEX.match(s, pos + 1)
-            if not m or len(m.group()) > 32:
-                raise Bad("R wants a register mask of 1..32 hex digits")
+            if not m or len(m.group()) > 128:
+                raise Bad("R wants a register mask of 1..128 hex digits")
             out.append(Action("R", mask=m.group()))
             pos = m.end()
         elif c == "M":
-            m = re.compile(r"M(-1|[0-9a-fA-F]{1,2}),(?:(\{[^{}]*\})|([0-9a-fA-F]+)),"
+            m = re.compile(r"M(-1|[0-9a-fA-F]+),(?:(\{[^{}]*\})|([0-9a-fA-F]+)),"
                            r"([0-9a-fA-F]+)").match(s, pos)
             if not m:
                 raise Bad("M wants <reg>,<offset>,<len> (M-1,{sym+0xOFF},<len> for "
                           "absolute memory) at %r" % s[pos:pos + 40])
             base = -1 if m.group(1) == "-1" else _hex(m.group(1), "M register", 0,
-                                                       NR_GDB_REGS - 1, 2)
+                                                       NR_GDB_REGS - 1)
             if m.group(2):
                 r = _REF_PLAIN.fullmatch(m.group(2))
                 if not r or base != -1:
@@ -251,17 +253,20 @@ def parse_actions(s: str, cond: bool = False) -> List[Action]:
                 offset: Union[int, Ref] = Ref(None, r.group(1))
             else:
                 offset = _hex(m.group(3), "M offset", 0, (1 << 64) - 1)
-            length = _hex(m.group(4), "M length", 1, MEM_LEN_MAX, 8)
+            length = _hex(m.group(4), "M length", 1, MEM_LEN_MAX)
             out.append(Action("M", base=base, offset=offset, length=length))
             pos = m.end()
         elif c == "X":
-            m = re.compile(r"X([0-9a-fA-F]{1,4}),").match(s, pos)
+            m = re.compile(r"X([0-9a-fA-F]+),").match(s, pos)
             if not m:
                 raise Bad("X wants <len>,<bytecode> at %r" % s[pos:pos + 20])
-            count = _hex(m.group(1), "bytecode length", 1, AX_MAX_CODE, 4)
+            if not cond and len(m.group(1)) != 8:
+                raise Bad("an action's X length is 8 hex digits, as gdb writes it (the "
+                          "target hands the action back as it was sent): %r" % m.group())
+            count = _hex(m.group(1), "bytecode length", 1, AX_MAX_CODE)
             units, pos = _bytecode_units(s, m.end(), count)
             check_bytecode(units)
-            out.append(Action("X", code=tuple(units)))
+            out.append(Action("X", code=tuple(units), xlen=m.group(1)))
         elif c == "L":
             out.append(Action("L"))
             pos += 1

@@ -17,6 +17,7 @@ import contextlib
 import io
 import os
 import pty
+import random
 import re
 import signal
 import sys
@@ -193,6 +194,19 @@ def test_source_text_with_framing_characters_travels_hex_encoded():
     assert "QTinit" in FakeTarget.log and FakeTarget.log.count("QTinit") == 1
 
 
+def test_gdb_spelling_of_lengths_accepted():
+    """gdb writes an X length as 8 hex digits (kept: gtp-ctl's trace reader
+    expects them back from the target), and hex in either case."""
+    fake_boot()
+    rc, err, out = start(edited(r"^  cond Xf,", "  cond X0000000F,", r"^  action R1ff$",
+                                "  action X00000002,2227M6,FFFFFFFFFFFFFFF8,8"))
+    assert rc == 0, err
+    assert "QTDP:1:%x:E:0:0:X0000000F,24%08x162019162022032b1427-" % (
+        FUNC, CALLS & 0xffffffff) in FakeTarget.log, FakeTarget.log
+    assert "QTDP:-1:%x:X00000002,2227M6,fffffffffffffff8,8" % FUNC in FakeTarget.log, \
+        FakeTarget.log
+
+
 def test_same_boot_address_binds():
     fake_boot()
     rc, err, out = start(edited(r"\{gtp_test:gtp_test_calls\+0x0\},4", "{=0xffff888001234000},4"))
@@ -246,21 +260,23 @@ def test_bad_bytecode_refused():
     refused(cond("X5,24{32:vfs_read+0x0"), r"FILE:10: malformed reference")
     refused(cond("X1,27R1ff"), r"FILE:10: .R1ff. after the condition.s declared length")
     refused(cond("R1ff"), r"FILE:10: a condition is one X")
+    refused(edited(r"^  action R1ff$", "  action X2,2227"),
+            r"FILE:12: an action's X length is 8 hex digits")
 
 
 def test_out_of_range_offsets_refused():
     refused(edited(r"gtp_test_function\+0x0 enabled", "gtp_test_function+0x400 enabled"),
-                   r"FILE:9: gtp_test:gtp_test_function\+0x400: the offset runs past the end "
+                   r"FILE:9: tracepoint 1: gtp_test:gtp_test_function\+0x400: the offset runs past the end "
                    r"of gtp_test:gtp_test_function")
     refused(edited(r"^tracepoint 2 at vfs_read\+0x4", "tracepoint 2 at vfs_read+0x400"),
-            r"FILE:16: vfs_read\+0x400: the offset runs past the end of vfs_read")
+            r"FILE:16: tracepoint 2: vfs_read\+0x400: the offset runs past the end of vfs_read")
     refused(edited(r"\{gtp_test:gtp_test_calls\+0x0\},4", "{gtp_test:gtp_test_calls+0xffffffffffffffff},4"),
             r"FILE:11: .*offset runs past the end of gtp_test:gtp_test_calls")
     refused(edited(r"\{gtp_test:gtp_test_calls\+0x0\},4", "{gtp_test:gtp_test_calls+0x10000000000000000},4"),
             r"FILE:11: M offset .*a reference is")
     # the last symbol of the image: no further than ksyms.MAX_GAP
     refused(edited(r"^tracepoint 2 at vfs_read\+0x4", "tracepoint 2 at linux_banner+0x2000000"),
-            r"FILE:16: linux_banner\+0x2000000: the offset runs past the end of linux_banner")
+            r"FILE:16: tracepoint 2: linux_banner\+0x2000000: the offset runs past the end of linux_banner")
 
 
 def test_huge_numbers_refused():
@@ -316,21 +332,23 @@ def test_loaded_module_checked():
 def test_raw_addresses_need_the_same_boot():
     raw = lambda: edited(r"\{gtp_test:gtp_test_calls\+0x0\},4", "{=0xffff888001234000},4")  # noqa: E731
     refused(re.sub(r"^boot \S+", "boot " + OTHER_BOOT, raw(), flags=re.M),
-            r"FILE:11: constant 0xffff888001234000 has no symbol .* only valid on the boot")
+            r"FILE:11: tracepoint 1: constant 0xffff888001234000 has no symbol .* only valid "
+            r"on the boot it was saved on \(%s; this is %s\)" % (OTHER_BOOT, BOOT))
     # a boot id nobody could read matches nothing, not even itself
     fake_boot(boot="-")
     rc, err, _ = start(re.sub(r"^boot \S+", "boot -", raw(), flags=re.M))
-    assert rc == 1 and "FILE:11: constant 0xffff888001234000 has no symbol" in err, err
+    assert rc == 1 and "FILE:11: tracepoint 1: constant 0xffff888001234000 has no symbol" \
+        in err and "(the file names no boot)" in err, err
     assert FakeTarget.log == []
     # a kernel address written as plain hex would skip that check
     refused(edited(r"\{gtp_test:gtp_test_calls\+0x0\},4", "ffffffffc0a40000,4"),
-            r"FILE:11: M-1 address 0xffffffffc0a40000 is a kernel address written as a number")
+            r"FILE:11: tracepoint 1: M-1 address 0xffffffffc0a40000 is a kernel address written as a number")
     refused(edited(r"^  cond .*$", "  cond Xf,24c0a40000162019162022032b1427"),
-            r"FILE:10: const32 0xffffffffc0a40000 is a kernel address written as a number")
+            r"FILE:10: tracepoint 1: const32 0xffffffffc0a40000 is a kernel address written as a number")
     refused(edited(r"^  cond .*$", "  cond Xa,25ffff888001234000" + "27"),
-            r"FILE:10: const64 0xffff888001234000 is a kernel address")
+            r"FILE:10: tracepoint 1: const64 0xffff888001234000 is a kernel address")
     refused(edited(r"^  cond .*$", "  cond Xf,24{32:=0x1234}162019162022032b1427"),
-            r"FILE:10: ")
+            r"FILE:10: tracepoint 1: \{=0x1234\} is not a kernel address")
 
 
 def test_truncated_and_malformed_files_refused():
@@ -364,7 +382,7 @@ def test_truncated_and_malformed_files_refused():
 
 def test_refusal_names_missing_symbol_and_line():
     refused(edited(r"gtp_test:gtp_test_calls\+0x0\}1620", "gtp_test:gtp_test_callz+0x0}1620"),
-            r"FILE:10: symbol gtp_test:gtp_test_callz is not in ")
+            r"FILE:10: tracepoint 1: symbol gtp_test:gtp_test_callz is not in ")
 
 
 def test_wire_refuses_framing_characters():
@@ -376,6 +394,33 @@ def test_wire_refuses_framing_characters():
         else:
             raise AssertionError("%r passed" % pkt)
     remote.check_packet("QTDP:-1:ffffffffc0a3e000:M-1,ffffffffc0a40000,4-")
+
+
+def test_mutated_files_are_refused_or_safe():
+    """Random byte edits of the good file: each is refused with a TraceError
+    naming the file, or starts with packets the framing cannot misread."""
+    rnd = random.Random(7)
+    alphabet = "$#}*{}:+-,0123456789abcdefxX \n" + "".join(chr(c) for c in range(0x20, 0x7f))
+    for _ in range(400):
+        text = list(GOOD)
+        for _ in range(rnd.randrange(1, 4)):
+            i = rnd.randrange(len(text))
+            op = rnd.randrange(3)
+            if op == 0:
+                text[i] = rnd.choice(alphabet)
+            elif op == 1:
+                del text[i]
+            else:
+                text.insert(i, rnd.choice(alphabet))
+        fake_boot()
+        rc, err, out = start("".join(text))
+        if rc == 0:
+            sent = FakeTarget.log[1:]
+            assert all(re.fullmatch(r"[ -~]*", p) and not set(p) & set("$#}*")
+                       for p in sent), sent
+        else:
+            assert rc == 1 and err.startswith("gtp-ctl start: FILE") and \
+                FakeTarget.log == [], (err, FakeTarget.log)
 
 
 # -- a target that stops answering ----------------------------------------------------
