@@ -23,7 +23,8 @@ REF is sym+0xOFF, mod:sym+0xOFF or sym#K+0xOFF (ksyms.py).  Inside
 bytecode a reference is only the operand of const32 (then ext 32) or
 const64: {32:REF} and {64:REF}, or {32:=0xADDR} for an address no symbol
 covers.  An action is R<mask>, M<reg>,<off>,<len> (M-1,{REF},<len> or
-M-1,{=0xADDR},<len> for absolute memory), X<len8>,<bytecode> (8 hex digits, as gdb writes it) or L.  The
+M-1,{=0xADDR},<len> for absolute memory), X<len8>,<bytecode> (the length
+in 8 hex digits, as gdb writes it) or L.  The
 bytecode's length must be its declared length (1..1024 bytes, the
 kernel's limit), every opcode must be one of gdb's agent expression
 opcodes with all its operand bytes.  Nothing here can put '$', '#', '}'
