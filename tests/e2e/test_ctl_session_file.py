@@ -26,7 +26,8 @@ def start(*args):
         p = subprocess.run([GTP_CTL, "start"] + list(args), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=90)
     except subprocess.TimeoutExpired:
-        raise AssertionError("gtp-ctl start %s hung (killed after 90 s)" % " ".join(args))
+        raise AssertionError("gtp-ctl start %s hung (killed after 90 s); the target "
+                             "then:\n%s" % (" ".join(args), ctl("status")[1]))
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
@@ -60,12 +61,7 @@ def refused(n, *opts):
                      (re.escape(BAD), n), se, re.M), se
 
 
-@leaves_target_clean
-def test_injected_condition_refused_target_untouched():
-    n = record()
-    # a running trace with frames, left by a gdb that detached
-    reset_target()
-    ctl_session("""set disconnected-tracing on
+DETACHED = """set disconnected-tracing on
 trace gtp_test_function
 actions
 collect counter1
@@ -73,17 +69,34 @@ end
 tstart
 shell echo 3 > /proc/gtp_test
 detach
-""")
+"""
+
+
+@leaves_target_clean
+def test_injected_condition_refused_while_a_trace_runs():
+    n = record()
+    # a running trace with frames, left by a gdb that detached
+    reset_target()
+    ctl_session(DETACHED)
     before = status()
     expect(before, r"^trace: running$")
     expect(before, r"^frames: 3 in the buffer, 3 created")
     refused(n)
     refused(n, "--discard")
     assert status() == before
-    # stopped, with frames: --discard would have let QTinit through
+
+
+@leaves_target_clean
+def test_injected_condition_refused_before_discarding_frames():
+    """--discard lets start clear a stopped trace's frames: the old gtp-ctl
+    sent QTinit, then the cut-off QTDP, and waited forever."""
+    n = record()
+    reset_target()
+    ctl_session(DETACHED)
     assert ctl("stop")[0] == 0
     before = status()
     expect(before, r"^trace: stopped$")
+    expect(before, r"^frames: 3 in the buffer, 3 created")
     refused(n, "--discard")
     assert status() == before
     # the frames are the ones collected: call k has counter1 = k
