@@ -15,6 +15,7 @@ left in.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import List
 
@@ -23,7 +24,7 @@ from .session import Session
 from .trace import TraceError, parse_status, status_number
 
 
-def run_save_session(args) -> None:
+def run_save_session(args: argparse.Namespace) -> None:
     ks = ksyms.Kallsyms()
     with remote.Remote(args.target, timeout=args.timeout) as rem:
         st = rem.send("qTStatus")
@@ -52,7 +53,7 @@ def run_save_session(args) -> None:
               % (len(s.tps), len(s.tsvs), args.file))
 
 
-def run_start(args) -> None:
+def run_start(args: argparse.Namespace) -> None:
     """gtp-ctl start: check the whole file and bind it to this boot, then
     (only then) clear the target and download it."""
     s = Session.read(args.file)
@@ -63,7 +64,7 @@ def run_start(args) -> None:
           "(see gtp-ctl status, stop, save)" % (len(s.tps), args.file))
 
 
-def _start(rem: remote.Remote, args, packets: List[str]) -> None:
+def _start(rem: remote.Remote, args: argparse.Namespace, packets: List[str]) -> None:
     stage = "before"
     try:
         st = rem.send("qTStatus")
@@ -114,13 +115,13 @@ def _state_after_timeout(stage: str, target: str) -> str:
             "holds part of this session, not started; see gtp-ctl status" % target)
 
 
-def _timeout_argument(p) -> None:
+def _timeout_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=remote.DEFAULT_TIMEOUT, metavar="SEC",
                    help="wait at most SEC seconds for each reply of the target "
                    "(default %(default)g)")
 
 
-def register(sub, formatter) -> None:
+def register(sub: argparse._SubParsersAction, formatter: type) -> None:
     p = sub.add_parser("save-session", help="write the target's tracepoints to a session file",
                        description="Write what the target holds (tracepoints with their "
                        "conditions, actions and source strings, trace state variables, "

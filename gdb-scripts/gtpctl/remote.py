@@ -20,6 +20,7 @@ trace and a tsave'd file become the same Trace.
 """
 from __future__ import annotations
 
+import argparse
 import errno
 import os
 import re
@@ -78,7 +79,7 @@ def _decode(raw):
     return bytes(out)
 
 
-def add_target_argument(p) -> None:
+def add_target_argument(p: argparse.ArgumentParser) -> None:
     """--target PATH, for the subcommands that talk to a live target."""
     p.add_argument("--target", default=DEFAULT_TARGET, metavar="PATH",
                    help="the gtp device (default %(default)s)")
@@ -128,10 +129,10 @@ class Remote:
             os.close(self.fd)
             self.fd = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Remote":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def send(self, pkt: str) -> str:

@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Tuple, Union
 
 from .axreloc import _IMM, CONST32, CONST64, EXT
-from .trace import TraceError
 
 VERSION = "1"
 
@@ -176,7 +175,7 @@ def _plain(flat: list, i: int, k: int, what: str) -> bytes:
     return bytes(out)
 
 
-def instructions(flat: list):
+def instructions(flat: list) -> Iterator[Tuple[int, int, int]]:
     """(offset, opcode, length) of each instruction; Bad on an unknown
     opcode, a cut-off operand or a reference anywhere but a constant."""
     i, n = 0, len(flat)
