@@ -15,8 +15,9 @@
  *
  * A program is "leaf" when it calls no hook and fits in the five slot
  * registers: then there is no frame and no memory traffic but the pt_regs
- * loads (the paper's Table 3 condition: 13 insns up to its ret, 3 of them
- * fetching env->regs and checking it for NULL).  Otherwise it is "framed":
+ * loads and the step charge (the paper's Table 3 condition: 15 insns up
+ * to its ret, 3 of them fetching env->regs and checking it for NULL, 2
+ * the charge).  Otherwise it is "framed":
  *
  *   push rbx; push rbp; sub rsp, F     F = 8 * (max_depth + 1), rounded
  *   [rsp + 8 * i]        home of slot i (spilled around hook calls)
