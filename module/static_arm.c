@@ -54,25 +54,25 @@ void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 {
 	struct gtp_tp *tp = ctx;
 	unsigned int slot = gtp_static_regs(regs)->slot;
-	const struct ax_env *held = gtp_static_cond_env(regs);
-	struct ax_env *env = this_cpu_ptr(arm_env) + slot;
-	enum gtp_precheck pre;
+	const struct ax_env *pre_env = gtp_static_cond_env(regs);
+	enum gtp_precheck pre = GTP_PRE_HELD;
 	u8 *scratch;
 
-	if (held) {
-		pre = GTP_PRE_HELD;
-		env = (struct ax_env *)held;
-	} else {
+	if (!pre_env) {
+		struct ax_env *env = this_cpu_ptr(arm_env) + slot;
+
 		pre = gtp_tp_precheck(tp, regs, env);
 		if (pre == GTP_PRE_FALSE)
 			return;
+		pre_env = env;
 	}
 	scratch = arm_scratch + ((size_t)smp_processor_id() *
 				 GTP_STATIC_NEST_MAX + slot) * GTP_SCRATCH_SIZE;
 	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, pre_env);
 	else
-		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
+		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE,
+				     pre_env);
 }
 
 /*
