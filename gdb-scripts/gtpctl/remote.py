@@ -11,6 +11,9 @@ source strings (qTfP/qTsP), then the frames in trace-file format
 (qTBuffer:offset,length until 'l') and the target description, so a live
 trace and a tsave'd file become the same Trace.
 """
+from __future__ import annotations
+
+import argparse
 import errno
 import os
 import re
@@ -43,13 +46,13 @@ def _decode(raw):
     return bytes(out)
 
 
-def add_target_argument(p):
+def add_target_argument(p: argparse.ArgumentParser) -> None:
     """--target PATH, for the subcommands that talk to a live target."""
     p.add_argument("--target", default=DEFAULT_TARGET, metavar="PATH",
                    help="the gtp device (default %(default)s)")
 
 
-def open_proc(path, flags, busy, missing):
+def open_proc(path: str, flags: int, busy: str, missing: str) -> int:
     """os.open of one of gtp's proc files, or TraceError saying why not:
     busy and missing are the texts for EBUSY and ENOENT ("%s": path)."""
     try:
@@ -65,7 +68,7 @@ def open_proc(path, flags, busy, missing):
         raise TraceError("cannot open %s: %s" % (path, e.strerror))
 
 
-def open_target(path=DEFAULT_TARGET):
+def open_target(path: str = DEFAULT_TARGET) -> int:
     """An O_RDWR descriptor of the target, or TraceError saying why not."""
     return open_proc(path, os.O_RDWR,
                      "%s is busy: a gdb (or another gtp-ctl) has it open; "
@@ -74,7 +77,7 @@ def open_target(path=DEFAULT_TARGET):
 
 
 class Remote:
-    def __init__(self, path=DEFAULT_TARGET):
+    def __init__(self, path: str = DEFAULT_TARGET) -> None:
         self.path = path
         self.fd = open_target(path)
         self.ack = True
@@ -83,7 +86,7 @@ class Remote:
         if self.send("QStartNoAckMode") == "OK":
             self.ack = False
 
-    def close(self):
+    def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
@@ -94,7 +97,7 @@ class Remote:
     def __exit__(self, *exc):
         self.close()
 
-    def send(self, pkt):
+    def send(self, pkt: str) -> str:
         """Send pkt; its reply.  Console output ('O' + hex, as gdb's
         console shows it) that comes first goes to self.console."""
         raw = pkt.encode()
@@ -122,7 +125,7 @@ class Remote:
         return _decode(m.group(1)).decode("latin-1")
 
 
-def list_pieces(rem, first, nxt):
+def list_pieces(rem: Remote, first: str, nxt: str) -> list[str]:
     out = []
     r = rem.send(first)
     while r and r != "l":
@@ -146,7 +149,7 @@ def _frame_origins(rem, tr):
         f.ns = ticks * 1000000 // khz if khz else None
 
 
-def target_description(rem):
+def target_description(rem: Remote) -> list[str]:
     """The target description XML as lines (qXfer:features:read), or []."""
     xml = ""
     while True:
@@ -158,7 +161,7 @@ def target_description(rem):
             return xml.splitlines()
 
 
-def load(path=DEFAULT_TARGET, origins=False):
+def load(path: str = DEFAULT_TARGET, origins: bool = False) -> Trace:
     """The stopped trace on the target at path, as a Trace; with origins,
     each frame's CPU and time too (one packet per frame)."""
     with Remote(path) as rem:
