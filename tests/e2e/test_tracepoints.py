@@ -540,7 +540,7 @@ detach
     loops = hammers()
     try:
         time.sleep(1)
-        sh("rmmod gtp")
+        sh("rmmod gtptrace")
     finally:
         stop_hammers(loops)
     expect_not(kprobes_list(), r"gtp_test_function")
