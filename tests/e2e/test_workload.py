@@ -7,7 +7,7 @@ from gtplib import expect, sh
 
 def test_modules_loaded():
     mods = sh("cat /proc/modules")
-    expect(mods, r"^gtp ")
+    expect(mods, r"^gtptrace ")
     expect(mods, r"^gtp_test ")
 
 
