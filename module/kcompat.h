@@ -14,6 +14,7 @@
  *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
  *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
+ *  call-depth counter           none                     pcpu_hot.call_depth    __x86_call_depth
  *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
  *                                                        (6.10 .. 6.12)          preemptible (we pin)
  *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
@@ -72,6 +73,30 @@
 #define GTP_KERNEL_IBT		IS_ENABLED(CONFIG_X86_KERNEL_IBT)
 #define GTP_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
 #define GTP_ENDBR64_SIZE	4
+
+/*
+ * Call-depth tracking (retbleed=stuff, CALL_THUNKS from 6.2): every call
+ * shifts a per-CPU depth counter, every return goes through
+ * call_depth_return_thunk.  The counter was pcpu_hot.call_depth (6.2 ..
+ * 6.14, the config option CALL_DEPTH_TRACKING until 6.9), then the per-CPU
+ * variable __x86_call_depth; both are exported.  gtp_call_depth_var() is
+ * its %gs-relative address, as "sarq $5, %gs:var" needs it.
+ */
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || \
+	defined(CONFIG_CALL_DEPTH_TRACKING)
+#include <asm/cpufeature.h>
+#define gtp_call_depth_on()	cpu_feature_enabled(X86_FEATURE_CALL_DEPTH)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#include <asm/nospec-branch.h>
+#define gtp_call_depth_var()	((long)&__x86_call_depth)
+#else
+#include <asm/current.h>
+#define gtp_call_depth_var()	((long)&pcpu_hot.call_depth)
+#endif
+#else
+#define gtp_call_depth_on()	false
+#define gtp_call_depth_var()	0L
+#endif
 
 /*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
