@@ -75,6 +75,17 @@
 #define GTP_ENDBR64_SIZE	4
 
 /*
+ * What the kernel writes at boot over the endbr64 of a function it never
+ * calls through a pointer (apply_seal_endbr(), on every CPU): "osp nopl
+ * (%rax)" (66 0f 1f 00) up to 6.14 and in Debian's 6.12, "nopl -42(%rax)"
+ * (0f 1f 40 d6) since.  Both are told apart from code by kprobes.
+ */
+static inline bool gtp_endbr_poison(u32 insn)
+{
+	return insn == 0x001f0f66U || insn == 0xd6401f0fU;
+}
+
+/*
  * Call-depth tracking (retbleed=stuff, CALL_THUNKS from 6.2): every call
  * shifts a per-CPU depth counter, every return goes through
  * call_depth_return_thunk.  The counter was pcpu_hot.call_depth (6.2 ..

@@ -7,9 +7,9 @@
  * No kernel function is called to find them.  kallsyms_lookup_name() is
  * not exported, and on a kernel built with IBT (CONFIG_X86_KERNEL_IBT) a
  * function the kernel itself never calls through a pointer has its
- * endbr64 overwritten at boot (apply_seal_endbr()) on a CPU that enforces
- * IBT: an indirect call to it is a control-protection fault (#CP), an oops
- * at best.  kallsyms_lookup_name is such a function on 6.12.  So the
+ * endbr64 overwritten with a NOP at boot (apply_seal_endbr(), on every
+ * CPU): where the CPU enforces IBT an indirect call to it is a
+ * control-protection fault (#CP), an oops at best.  kallsyms_lookup_name is such a function on 6.12.  So the
  * exported register_kprobe() resolves the name (it looks it up itself)
  * for a disabled kprobe that is never armed; kp.addr is the address.  For
  * a data symbol the registration fails (not text), after kp.addr is set.
@@ -34,9 +34,6 @@
 
 #include "kcompat.h"
 #include "ksym.h"
-
-/* What apply_seal_endbr() writes over endbr64: nopl -42(%rax) */
-#define GTP_ENDBR_POISON	0xd6401f0fU	/* 0f 1f 40 d6, little-endian */
 
 static bool starts_symbol(unsigned long addr)
 {
@@ -69,7 +66,7 @@ static unsigned long resolve(const char *name, bool *text)
 	/* a function start the kprobe layer stepped over (IBT kernels) */
 	if (GTP_KERNEL_IBT &&
 	    !copy_from_kernel_nofault(&insn, (void *)(addr - 4), 4) &&
-	    (insn == GTP_ENDBR64 || insn == GTP_ENDBR_POISON) &&
+	    (insn == GTP_ENDBR64 || gtp_endbr_poison(insn)) &&
 	    starts_symbol(addr - 4))
 		return addr - 4;
 	return addr;

@@ -31,8 +31,6 @@ DECOMPRESSORS = [
     (b"\x02\x21\x4c\x18", ["lz4", "-dcq"]),
 ]
 ENDBR64 = bytes.fromhex("f30f1efa")
-# What apply_seal_endbr() writes over a sealed endbr64: "nopl -42(%rax)"
-ENDBR_POISON = bytes.fromhex("0f1f40d6")
 
 
 class ImageError(Exception):
