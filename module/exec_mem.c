@@ -130,7 +130,8 @@ static void *kfunc(const char *name)
 	void *fn = gtp_kfunc(name, &why);
 
 	if (!fn && strcmp(why, "not found") && !refused[0])
-		scnprintf(refused, sizeof(refused), "%s %s", name, why);
+		scnprintf(refused, sizeof(refused), "none (%s %s)", name,
+			  why);
 	return fn;
 }
 
