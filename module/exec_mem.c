@@ -151,6 +151,11 @@ static enum gtp_exec_mode choose(void)
 {
 	bool sealable = ex.set_memory_ro && ex.set_memory_x;
 
+	/* one the kernel has but gtp may not call: no guessing around it */
+	if (refused[0]) {
+		jit_mem = refused;
+		return EXEC_NONE;
+	}
 	if (ex.execmem_alloc && ex.execmem_free) {
 		if (ex.execmem_is_rox && ex.text_poke_copy && ex.text_poke_set &&
 		    ex.execmem_is_rox(GTP_EXECMEM_TEXT))
@@ -230,8 +235,6 @@ int gtp_exec_init(void)
 		gtp_exec_tried = true;
 		resolve();
 		mode = choose();
-		if (mode == EXEC_NONE && refused[0])
-			jit_mem = refused;
 		if (mode != EXEC_NONE && !returns_init())
 			mode = EXEC_NONE;
 		if (mode != EXEC_NONE)
