@@ -53,11 +53,12 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <asm/nops.h>
 #include <linux/module.h>
 
 #include "kcompat.h"
 #include "gtp_glue.h"
-#include "ksym.h"
 #include "collect.h"
 #include "tsv.h"
 
@@ -78,7 +79,6 @@ static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 static DEFINE_PER_CPU(struct ax_env, gtp_fp_env);
 static DEFINE_PER_CPU(int, gtp_fp_busy);
 static DEFINE_PER_CPU(struct pt_regs, gtp_fp_lite_regs);
-static unsigned long (*ftrace_location_fn)(unsigned long ip);
 
 /* Registers ftrace saves without SAVE_REGS, as gdb numbers them. */
 #define GTP_LITE_REGS	(BIT_ULL(0) | BIT_ULL(2) | BIT_ULL(3) | BIT_ULL(4) | \
@@ -240,6 +240,35 @@ out:
 	preempt_enable_notrace();
 }
 
+/*
+ * Point @ops's filter at the ftrace location @addr names, and return it
+ * (0: none).  That is @addr itself, or (IBT kernels, where gdb's "trace
+ * FUNC" gives the function's first byte) the location right after the
+ * function's endbr64 (or the NOP a sealed endbr64 became), which a kprobe
+ * on @addr moves onto too.  Anything else is a kprobe's.  The exported
+ * ftrace_set_filter_ip() decides, as it refuses an ip that is no
+ * location; it also maps a function's first byte to that function's
+ * location wherever it is, so an exact @addr is confirmed by what ftrace
+ * keeps at each location: its 5-byte NOP, or a call while traced.
+ */
+static unsigned long filter_location(struct ftrace_ops *ops,
+				     unsigned long addr)
+{
+	static const u8 nop5[] = { BYTES_NOP5 };
+	u8 insn[5];
+
+	if (GTP_KERNEL_IBT &&
+	    !ftrace_set_filter_ip(ops, addr + GTP_ENDBR64_SIZE, 0, 0))
+		return addr + GTP_ENDBR64_SIZE;
+	if (ftrace_set_filter_ip(ops, addr, 0, 0))
+		return 0;
+	if (!copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)) &&
+	    (insn[0] == 0xe8 || !memcmp(insn, nop5, sizeof(nop5))))
+		return addr;
+	ftrace_free_filter(ops);
+	return 0;
+}
+
 /**
  * gtp_fprobe_attach - carry @tp (an entry tracepoint) by ftrace if it can
  * @tp: enabled or not; not a return probe, not static
@@ -254,35 +283,26 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 	struct gtp_fprobe *fp;
 	int ret;
 
-	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch || !ftrace_location_fn)
-		return NULL;
-	/*
-	 * The location itself, or (IBT kernels, where gdb's "trace FUNC"
-	 * gives the function's first byte) the function's start right
-	 * before it, which a kprobe moves past endbr64 onto the same
-	 * location.  Anything else is a kprobe's.
-	 */
-	ip = ftrace_location_fn(addr);
-	if (!ip || (ip != addr &&
-		    !(GTP_KERNEL_IBT && ip == addr + GTP_ENDBR64_SIZE)))
+	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch)
 		return NULL;
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
 	if (!fp)
 		return NULL;
 	fp->tp = tp;
-	fp->ip = ip;
 	fp->lite = gtp_fprobe_lite_ok(tp);
 	fp->cond_pc = tp->cond_pure && prog_reads_pc(tp->cond);
 	fp->ops.func = gtp_fprobe_cb;
 	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
 	fp->ops.flags = fp->lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
-	ret = ftrace_set_filter_ip(&fp->ops, ip, 0, 0);
-	if (!ret) {
-		ret = register_ftrace_function(&fp->ops);
-		if (ret)
-			ftrace_free_filter(&fp->ops);
+	ip = filter_location(&fp->ops, addr);
+	if (!ip) {
+		kfree(fp);
+		return NULL;
 	}
+	fp->ip = ip;
+	ret = register_ftrace_function(&fp->ops);
 	if (ret) {
+		ftrace_free_filter(&fp->ops);
 		pr_debug("ftrace refused 0x%lx (error %d), using a kprobe\n",
 			 ip, ret);
 		kfree(fp);
@@ -319,9 +339,6 @@ int gtp_fprobe_init(void)
 		per_cpu(gtp_fp_lite_regs, cpu).cs = __KERNEL_CS;
 		per_cpu(gtp_fp_lite_regs, cpu).ss = __KERNEL_DS;
 	}
-	ftrace_location_fn = (void *)gtp_ksym("ftrace_location");
-	if (!ftrace_location_fn)
-		pr_info("ftrace_location not found: entry tracepoints use kprobes\n");
 	gtp_fp_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
 	return gtp_fp_scratch ? 0 : -ENOMEM;
 }

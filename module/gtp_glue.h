@@ -40,7 +40,6 @@ u64 gtp_fprobe_detach(struct gtp_fprobe *fp);
 const char *gtp_fprobe_kind(const struct gtp_fprobe *fp);
 
 /* kstack.c: "collect $kstack" (the host's ->kstack) */
-void gtp_kstack_init(void);
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max);
 
@@ -70,6 +69,7 @@ int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc);
 void gtp_exec_free(void *image, size_t size);
 bool gtp_exec_want_endbr(void);
 void *gtp_exec_return_thunk(void);
+bool gtp_exec_call_depth(s32 *var);
 
 /* jit_direct.c: host.h jit_direct / jit_unpin (process context) */
 const void *gtp_jit_direct(u64 addr, u32 size, void **pin);
