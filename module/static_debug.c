@@ -207,3 +207,12 @@ void gtp_static_debug_exit(void)
 	dbg.exiting = true;
 	dbg_off();
 }
+
+/* Under gtp_mutex: the knob's marker (or its JIT image's data) is going. */
+void gtp_static_debug_going(const struct module *mod)
+{
+	lockdep_assert_held(&gtp_mutex);
+	if ((dbg.handle && gtp_static_handle_module(dbg.handle) == mod) ||
+	    (dbg.prog && ax_jit_holds(dbg.prog, mod)))
+		dbg_off();
+}
