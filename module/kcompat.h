@@ -14,7 +14,7 @@
  *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
  *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
- *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
+ *  tracepoint probes            run preempt-off          run preempt-off         SRCU only: may run
  *                                                        (6.10 .. 6.12)          preemptible (we pin)
  *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
  *  struct ftrace_regs           ->regs (a pt_regs)       opaque since 6.13 and in Debian's 6.12:
@@ -76,8 +76,9 @@
 /*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
  * call their probes with preemption enabled (they may fault user memory);
- * every other tracepoint, PREEMPT_RT included, calls them preempt-off.
- * Probes that use per-CPU state pin the CPU on the former.
+ * 7.x protects every tracepoint's probe list with SRCU alone, so any
+ * probe may run preemptible.  Probes that use per-CPU state pin the CPU
+ * on the former, and whenever preemptible() says so (static_probe.c).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)

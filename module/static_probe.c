@@ -69,11 +69,8 @@ bool gtp_static_cond_false(struct gtp_static_regs *sr);
  */
 static DEFINE_PER_CPU(unsigned int, gtp_static_owner);
 
-/*
- * The trampoline's C half: complete the register block and call the hit.
- * Runs inside the tracepoint with preemption off; must not sleep.
- */
-void notrace gtp_static_hit(struct gtp_static_regs *sr)
+/* The hit proper: with the CPU pinned; must not sleep. */
+static __always_inline void static_hit(struct gtp_static_regs *sr)
 {
 	const struct gtp_static_att *att = (void *)sr->regs.di;
 	unsigned int prev = this_cpu_read(gtp_static_owner);
@@ -103,6 +100,27 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 }
 
 /*
+ * The trampoline's C half: complete the register block and call the hit.
+ * Tracepoints used to call their probes with preemption off, but not all
+ * do: faultable ones (kcompat.h) and, since the kernel protects the probe
+ * list with SRCU alone (7.x), every tracepoint on a preemptible kernel
+ * (PREEMPT_RT or not) may call us preemptible, at most with migration
+ * disabled.  Another task on this CPU could then run a hit in the middle
+ * of ours, on the same per-CPU owner word, scratch area and ring: so
+ * whenever we are preemptible, we pin the CPU ourselves.
+ */
+void notrace gtp_static_hit(struct gtp_static_regs *sr)
+{
+	if (preemptible()) {
+		gtp_probe_pin_cpu();
+		static_hit(sr);
+		gtp_probe_unpin_cpu();
+		return;
+	}
+	static_hit(sr);
+}
+
+/*
  * gtp_static_entry_fast's C half: only rdi, rsi, rdx, rcx, r8..r11 are in
  * @sr yet, and the attach made sure att->cond reads nothing else, no
  * memory, and can fail in nothing: no fault, so no tracepoint can fire
@@ -129,7 +147,7 @@ bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
 void notrace gtp_static_hit_pinned(struct gtp_static_regs *sr)
 {
 	gtp_probe_pin_cpu();
-	gtp_static_hit(sr);
+	static_hit(sr);
 	gtp_probe_unpin_cpu();
 }
 
