@@ -547,3 +547,32 @@ detach
     sh("insmod %s" % GTP_KO)
     out = session("tstatus\n", reset=False)
     expect(out, r"No trace has been run on the target\.")
+
+
+def test_qtdv_refused_while_running():
+    """Probes read the variable table without locks: QTDV while a trace
+    runs is refused (gdb shows why and the error), and the variable keeps
+    its value.  gdb's own tstart defines variables before QTStart only."""
+    out = session("""tvariable $v = 5
+trace gtp_test_function
+actions
+collect $v
+end
+tstart
+python
+try:
+    gdb.execute("maint packet QTDV:1:7:0:76")
+except gdb.error as e:
+    print("=refused %s" % e)
+end
+shell echo 1 > /proc/gtp_test
+tstop
+tfind 0
+printf "=v %d\\n", $v
+""")
+    # maint packet prints the console line as the 'O' packet it is
+    m = expect(out, r'received: "O([0-9a-f]+)"')
+    expect(bytes.fromhex(m.group(1)).decode(),
+           r"cannot define trace state variable 1 while a trace runs")
+    expect(out, r"^=refused Target returns error code '01'")
+    expect(out, r"^=v 5$")
