@@ -365,10 +365,10 @@ detach
     try:
         expect(knob(), r"^attached=1 ")
         sh("echo 2 > /proc/gtp_test")
-        sh("rmmod gtp")
+        sh("rmmod gtptrace")
         sh("echo 2 > /proc/gtp_test")   # the tracepoint fires with no probe
         sh("rmmod gtp_test && insmod %s" % TEST_KO)
     finally:
-        if "gtp " not in sh("lsmod"):
+        if "gtptrace " not in sh("lsmod"):
             sh("insmod %s" % GTP_KO)
     expect(knob(), r"^attached=0 ")
