@@ -145,3 +145,29 @@ tstatus
     # stopped by the user before: that stays what tstatus says
     expect(out, r"Trace stopped by a tstop command")
     assert frames_collected(out) == [2], out
+
+
+@leaves_target_clean
+def test_forced_unload_of_a_static_tracepoints_module():
+    """A static tracepoint on gtp_test's TRACE_EVENT pins gtp_test too;
+    rmmod -f stops the trace before the tracepoint's memory goes (no
+    probe left on it: the kernel would warn, and a later detach would
+    touch freed memory)."""
+    reset_target()
+    out = session("""gtp-strace gtp_test:gtp_test_event
+actions
+collect $_sdata
+end
+tstart
+shell echo 2 > /proc/gtp_test
+shell rmmod gtp_test 2>&1; echo "=rmmod rc=$?"
+shell rmmod -f gtp_test 2>&1; echo "=rmmod-f rc=$?"
+shell insmod %s
+shell echo 3 > /proc/gtp_test
+tstatus
+""" % TEST_KO)
+    expect(out, r"^=rmmod rc=1$")
+    expect(out, r"^=rmmod-f rc=0$")
+    expect(out, r"Trace stopped by an error \(module gtp_test unloaded by "
+                r"force while traced\)")
+    assert frames_collected(out) == [2], out

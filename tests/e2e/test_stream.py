@@ -6,6 +6,7 @@ loop passes (call k: counter1 = k, counter2 = k - 1, so 2*counter1 +
 """
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -306,6 +307,8 @@ def _uffd_page():
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                           ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.read.restype = ctypes.c_ssize_t
+    libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
     uffd = libc.syscall(323, os.O_CLOEXEC)          # userfaultfd
     assert uffd >= 0, ctypes.get_errno()
     api = bytearray(24)
@@ -349,7 +352,11 @@ def test_stream_copy_outside_gtp_lock():
         reader = threading.Thread(
             target=lambda: got.update(n=libc.read(fd, addr, 4096)))
         reader.start()
-        msg = os.read(uffd, 32)        # the reader is in its fault now
+        # the reader is in its fault once the event arrives (if the read
+        # ended without touching the page, it says why)
+        while not select.select([uffd], [], [], 1)[0]:
+            assert reader.is_alive(), ("read ended without faulting", got)
+        msg = os.read(uffd, 32)
         assert msg[0] == 0x12, msg     # UFFD_EVENT_PAGEFAULT
         status = threading.Thread(
             target=lambda: got.update(status=raw_packets("qTStatus")))
