@@ -344,7 +344,7 @@ def test_stream_copy_outside_gtp_lock():
     from gtplib import ksym, raw_packets
     reset_target()
     raw_packets("QTDisconnected:1",
-                "QTDP:T1:%x:E:0:0" % ksym("gtp_test_function"), "QTStart")
+                "QTDP:1:%x:E:0:0" % ksym("gtp_test_function"), "QTStart")
     libc, uffd, addr = _uffd_page()
     fd = os.open("/proc/gtp_stream", os.O_RDONLY)
     got = {}

@@ -558,7 +558,7 @@ def test_qtdv_refused_while_running():
     from gtplib import raw_packets
     reset_target()
     r = raw_packets("QTDV:1:5:0:76",
-                    "QTDP:T1:%x:E:0:0" % ksym("gtp_test_function"),
+                    "QTDP:1:%x:E:0:0" % ksym("gtp_test_function"),
                     "QTStart", "QTDV:1:7:0:76", "qTV:1", "QTStop", "QTinit")
     assert all("$OK#" in x for x in r[:3]), r
     m = expect(r[3], r"\$O([0-9a-f]+)#[0-9a-f]{2}")
