@@ -100,6 +100,8 @@ void ax_jit_free(struct ax_prog *prog)
  * ax_jit_holds - does @prog's image load directly from what @pin holds?
  * @prog: a program, or NULL
  * @pin: one of gtp_host->jit_direct()'s pins
+ *
+ * Return: true if @prog has an image and it holds @pin.
  */
 bool ax_jit_holds(const struct ax_prog *prog, const void *pin)
 {
