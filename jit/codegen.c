@@ -15,8 +15,9 @@
  *
  * A program is "leaf" when it calls no hook and fits in the five slot
  * registers: then there is no frame and no memory traffic but the pt_regs
- * loads (the paper's Table 3 condition: 13 insns up to its ret, 3 of them
- * fetching env->regs and checking it for NULL).  Otherwise it is "framed":
+ * loads and the step charge (the paper's Table 3 condition: 15 insns up
+ * to its ret, 3 of them fetching env->regs and checking it for NULL, 2
+ * the charge).  Otherwise it is "framed":
  *
  *   push rbx; push rbp; sub rsp, F     F = 8 * (max_depth + 1), rounded
  *   [rsp + 8 * i]        home of slot i (spilled around hook calls)
@@ -24,6 +25,9 @@
  *
  * and each hook call spills the register slots that outlive it to their
  * homes, calls, tests the hook's return value, and reloads them.
+ *
+ * Every evaluation first charges the hit's step budget the program's insn
+ * count (ax.h), one sub and a jb on env->steps, even in a leaf.
  *
  * Errors (div by zero, failing hooks, the step budget) jump to out-of-line
  * stubs after the body that store env->err and env->err_pc and return 0,
@@ -54,6 +58,7 @@ const u8 jit_slot_reg[JIT_NR_SLOT_REGS] = {
 enum stub_kind {
 	STUB_ERR,	/* env->err = code, env->err_pc = pc, return 0 */
 	STUB_INTERP,	/* env->regs == NULL: tail-call ax_interp() */
+	STUB_ENTRY,	/* the entry charge failed: undo it, budget error */
 };
 
 struct jit_stub {
@@ -246,6 +251,13 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 		if (ctx->uses_regs)
 			emit_mov_rr(&prog, ctx->regs, X86_RAX);
 	}
+	/*
+	 * The entry charge (ax.h): sub dword [env + steps], ninsns; jb.
+	 * After the regs check, whose tail call lets ax_interp() charge
+	 * instead; the stub adds the steps back, as if nothing ran.
+	 */
+	emit_alu_mi32(&prog, X86_SUB, ctx->env, ENV_OFF(steps), ctx->ir->n);
+	emit_jump_stub(ctx, &prog, JCC_B, add_stub(ctx, STUB_ENTRY, 0, 0));
 	*pprog = prog;
 }
 
@@ -1026,7 +1038,11 @@ static void do_stub(struct jit_ctx *ctx, u8 **pprog, const struct jit_stub *st)
 		emit_call_fn(ctx, pprog, (void *)ax_interp, true, X86_RAX);
 		return;
 	}
-	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err), st->code);
+	if (st->kind == STUB_ENTRY)
+		emit_alu_mi32(pprog, X86_ADD, ctx->env, ENV_OFF(steps),
+			      ctx->ir->n);
+	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err),
+		       st->kind == STUB_ENTRY ? AX_ERR_BUDGET : st->code);
 	emit_store_imm(pprog, 8, ctx->env, ENV_OFF(err_pc), st->pc);
 	emit_mov_imm(pprog, X86_RAX, 0);
 	emit_epilogue(ctx, pprog);

@@ -19,13 +19,14 @@
  *   regs  (FTRACE_OPS_FL_SAVE_REGS): a complete pt_regs, as the kprobe
  *         gets; for "collect $regs", other registers, $kstack.
  *
- * Either way the hit runs the kprobe pre-handler's path (gtp_tp_precheck(),
- * gtp_tp_hit_held() / gtp_tp_hit()) with regs->ip = ip + 1, as the kprobe
- * on the same ftrace location shows its handler, so a condition on $pc
- * and the frames are the same whichever carries the tracepoint; the frame's
- * $pc is the tracepoint's address either way (core/collect.c).  regs->ip
- * is set only when something reads it (a condition on $pc, a hit that
- * collects) and put back afterwards: ftrace's trampolines return to it.
+ * Either way the hit runs the kprobe pre-handler's path
+ * (gtp_tp_precheck(), gtp_tp_hit_held() / gtp_tp_hit_undecided()) with
+ * regs->ip = ip + 1, as the kprobe on the same ftrace location shows its
+ * handler, so a condition on $pc and the frames are the same whichever
+ * carries the tracepoint; the frame's $pc is the tracepoint's address
+ * either way (core/collect.c).  regs->ip is set only when something reads
+ * it (a condition on $pc, a hit that collects) and put back afterwards:
+ * ftrace's trampolines return to it.
  *
  * Unlike kprobe handlers, ftrace callbacks nest on a CPU (task, irq, NMI;
  * and a traced kernel function called from our own handler).  The
@@ -207,7 +208,7 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 	if (pre == GTP_PRE_HELD)
 		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
-		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 out:
 	live->ip = saved_ip;
 }

@@ -14,8 +14,9 @@
  *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
  *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
- *  tracepoint probes            run preempt-off          run preempt-off         SRCU only: may run
- *                                                        (6.10 .. 6.12)          preemptible (we pin)
+ *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
+ *                                                        (6.10 .. 6.12)          preemptible (the probe
+ *                                                                                disables preemption)
  *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
  *  struct ftrace_regs           ->regs (a pt_regs)       opaque since 6.13 and in Debian's 6.12:
  *                                                        arch_ftrace_regs()->regs
@@ -75,24 +76,10 @@
 
 /*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
- * call their probes with preemption enabled (they may fault user memory);
- * 7.x protects every tracepoint's probe list with SRCU alone, so any
- * probe may run preemptible.  Probes that use per-CPU state pin the CPU
- * on the former, and whenever preemptible() says so (static_probe.c).
+ * call their probes with preemption enabled (they may fault user memory).
+ * The static probe turns preemption off itself, whatever the tracepoint
+ * did (static_probe.c), so no version test is needed.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
-{
-	return tp->ext && tp->ext->faultable;
-}
-#else
-static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
-{
-	return false;
-}
-#endif
-#define gtp_probe_pin_cpu()	preempt_disable_notrace()
-#define gtp_probe_unpin_cpu()	preempt_enable_notrace()
 
 /*
  * Kernel lockdown: gtp reads kernel memory (as /proc/kcore does) and

@@ -101,7 +101,7 @@ static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
 	if (pre == GTP_PRE_HELD)
 		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
-		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 }
 
 static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)

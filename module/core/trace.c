@@ -304,7 +304,11 @@ static void report_errors(struct gtp_conn *gc)
 			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: %ld evaluation error(s), last: %s\n",
 				    tp->num, (unsigned long long)tp->addr, n,
 				    ax_error_name(READ_ONCE(tp->last_err)));
-		if (tp->missed)
+		if (tp->missed && tp->is_static)
+			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %llu hit(s) dropped (fired by its own hit's work, or nested deeper than the probe's slots on a CPU)\n",
+				    tp->num, (unsigned long long)tp->addr,
+				    (unsigned long long)tp->missed);
+		else if (tp->missed)
 			gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %llu hit(s) missed by the kernel (%s)\n",
 				    tp->at_return ? "return " : "", tp->num,
 				    (unsigned long long)tp->addr,

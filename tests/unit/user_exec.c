@@ -97,15 +97,17 @@ void *user_exec_return_thunk_of(void)
 	return user_exec_return_thunk;
 }
 
-/* No module parameter in userspace: the JIT is always on. */
+/* The module's 'jit' parameter, as a knob for tests (user_host.h). */
+bool user_jit_off;
+
 bool user_jit_enabled(void)
 {
-	return true;
+	return !user_jit_off;
 }
 
 const char *user_jit_off_reason(void)
 {
-	return "jit: on";
+	return user_jit_off ? "jit: off (user_jit_off)" : "jit: on";
 }
 
 /* Tests set this to check the IBT entry (the kernel asks its config). */

@@ -27,6 +27,8 @@ extern bool user_exec_endbr;
  * benchmark sets it.  Off: anywhere mmap() likes (movabs calls).
  */
 extern bool user_exec_near;
+/* Definitions made while set are interpreted, as with the module's jit=0. */
+extern bool user_jit_off;
 /* errno to fail the next arm with, the way a kernel refusal does */
 extern int user_trace_fail_arm;
 extern int user_trace_armed;
