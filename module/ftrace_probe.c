@@ -44,7 +44,8 @@
  * Detaching: unregister_ftrace_function() of an ops not in core kernel
  * data (ours, allocated) waits for every CPU to leave the callback and the
  * ops' trampoline (synchronize_rcu_tasks*), so the ops, the tracepoint and
- * this module's code can go afterwards.
+ * this module's code can go afterwards.  If ftrace refuses (it shut
+ * itself down), nothing is freed: gtp_fprobe_detach().
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -74,6 +75,9 @@ struct gtp_fprobe {
 	bool cond_pc;		/* the condition reads $pc */
 	atomic_long_t missed;
 };
+
+/* What a leaked probe's callback sees (gtp_fprobe_detach()): disabled. */
+static struct gtp_tp gtp_fprobe_dead_tp;
 
 static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 static DEFINE_PER_CPU(struct ax_env, gtp_fp_env);
@@ -184,12 +188,11 @@ static __always_inline struct pt_regs *lite_copy(const struct pt_regs *from)
  * condition reads $pc, so it is checked here, with that ip.
  */
 static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
-				    struct pt_regs *live,
+				    struct gtp_tp *tp, struct pt_regs *live,
 				    enum gtp_precheck pre, bool precheck)
 {
 	struct ax_env *env = this_cpu_ptr(&gtp_fp_env);
 	unsigned long saved_ip = live->ip;
-	struct gtp_tp *tp = fp->tp;
 	struct pt_regs *regs = live;
 	u8 *scratch;
 
@@ -215,7 +218,7 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_regs *fregs)
 {
 	struct gtp_fprobe *fp = container_of(op, struct gtp_fprobe, ops);
-	struct gtp_tp *tp = fp->tp;
+	struct gtp_tp *tp = READ_ONCE(fp->tp);
 	struct pt_regs *regs;
 	enum gtp_precheck pre;
 
@@ -229,12 +232,12 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 	}
 	regs = gtp_fregs_pt_regs(fregs);
 	if (unlikely(fp->cond_pc)) {
-		gtp_fprobe_hit(fp, regs, GTP_PRE_UNKNOWN, true);
+		gtp_fprobe_hit(fp, tp, regs, GTP_PRE_UNKNOWN, true);
 		goto out;
 	}
 	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
 	if (pre != GTP_PRE_FALSE)
-		gtp_fprobe_hit(fp, regs, pre, false);
+		gtp_fprobe_hit(fp, tp, regs, pre, false);
 out:
 	__this_cpu_dec(gtp_fp_busy);
 	preempt_enable_notrace();
@@ -314,14 +317,35 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 /*
  * Detach (waits until no CPU runs the callback any more) and report the
  * hits that were not delivered.
+ *
+ * unregister_ftrace_function() fails only when ftrace has shut itself
+ * down after an internal error (ftrace_kill(): "ftrace failed to modify"
+ * in the log).  The ops may then still be patched into a call site, and
+ * nothing waited for the CPUs in its callback: freeing it could free
+ * what a CPU is about to run, and a call site may still reach the ops'
+ * trampoline, which calls our callback.  So the ops is left allocated (a
+ * leak of one small object), its callback does nothing further (fp->tp
+ * becomes a disabled tracepoint of its own), and gtptrace takes a
+ * reference on itself that it never drops: it can no longer be unloaded
+ * (until reboot), rather than free code ftrace may still call.  The log
+ * says so.  (At gtptrace's own unload the reference comes too late: the
+ * warning is all that is left to give.)
  */
 u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
 {
 	u64 missed;
+	int ret;
 
-	unregister_ftrace_function(&fp->ops);
-	ftrace_free_filter(&fp->ops);
+	ret = unregister_ftrace_function(&fp->ops);
 	missed = atomic_long_read(&fp->missed);
+	if (ret) {
+		pr_warn("ftrace refused to detach tracepoint %u at 0x%lx (error %d): its ftrace_ops is kept, and gtptrace stays loaded until reboot\n",
+			fp->tp->num, fp->ip, ret);
+		WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
+		__module_get(THIS_MODULE);
+		return missed;
+	}
+	ftrace_free_filter(&fp->ops);
 	kfree(fp);
 	return missed;
 }

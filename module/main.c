@@ -341,6 +341,13 @@ static int __init gtp_init(void)
 		proc_remove(gtp_proc);
 		goto err_glue;
 	}
+	/* Outside gtp_mutex: the notifier takes it. */
+	ret = gtp_mod_pin_init();
+	if (ret) {
+		gtp_stream_file_exit();
+		proc_remove(gtp_proc);
+		goto err_glue;
+	}
 	pr_info("ready: gdb -ex 'target remote /proc/gtp'\n");
 	return 0;
 
@@ -357,6 +364,8 @@ static void __exit gtp_exit(void)
 	wake_up_interruptible_all(&gtp_wait);
 	proc_remove(gtp_proc);
 	gtp_stream_file_exit();
+	/* Waits for a running notifier, which takes gtp_mutex. */
+	gtp_mod_pin_exit();
 
 	mutex_lock(&gtp_mutex);
 	gtp_glue_exit();
