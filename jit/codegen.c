@@ -33,7 +33,8 @@
  * stubs after the body that store env->err and env->err_pc and return 0,
  * exactly like ax_interp().  A NULL env->regs hands the evaluation to
  * ax_interp() (see emit_prologue()).  Returns go through the kernel's
- * return thunk when it has one (see emit_epilogue()).
+ * return thunk when it has one (see emit_epilogue()), and calls are
+ * counted first where the kernel tracks call depth (emit_call_fn()).
  *
  * Layout converges like the kernel's BPF JIT: pass 0 emits every branch and
  * call in its long form to size the image; later passes pick rel8 branches
@@ -86,6 +87,8 @@ struct jit_ctx {
 	struct jit_stub *stubs;
 	u32 nstubs, max_stubs;
 	void *ret_thunk;	/* jmp here instead of ret, or NULL */
+	bool call_depth;	/* account each call (call-depth tracking) */
+	s32 call_depth_var;	/* %gs:this is the per-CPU depth counter */
 	bool endbr;		/* IBT: the entry is an indirect-call target */
 	u32 unit_prev;		/* previous-pass offset of the current unit */
 	u8 temp[JIT_MAX_INSN * 2];
@@ -656,6 +659,13 @@ static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
 	u8 *prog = *pprog;
 	s64 lo, hi, here;
 
+	/*
+	 * The callee returns through the kernel's call-depth return thunk,
+	 * which expects the call to have been counted, as the kernel's own
+	 * calls are by their call thunks.  Tail jumps are not calls.
+	 */
+	if (ctx->call_depth && !tail)
+		emit_call_depth(&prog, ctx->call_depth_var);
 	if (ctx->image) {
 		here = (s64)(unsigned long)ctx->image;
 		lo = (s64)(unsigned long)fn - here;
@@ -1171,6 +1181,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 		goto out_free;
 	ctx->max_stubs = max_stubs;
 	ctx->ret_thunk = gtp_host->exec_return_thunk();
+	ctx->call_depth = gtp_host->exec_call_depth(&ctx->call_depth_var);
 	ctx->endbr = gtp_host->exec_want_endbr();
 	setup_frame(ctx, ir);
 

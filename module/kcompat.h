@@ -14,6 +14,7 @@
  *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
  *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
+ *  call-depth counter           none                     pcpu_hot.call_depth    __x86_call_depth
  *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
  *                                                        (6.10 .. 6.12)          preemptible (the probe
  *                                                                                disables preemption)
@@ -73,6 +74,41 @@
 #define GTP_KERNEL_IBT		IS_ENABLED(CONFIG_X86_KERNEL_IBT)
 #define GTP_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
 #define GTP_ENDBR64_SIZE	4
+
+/*
+ * What the kernel writes at boot over the endbr64 of a function it never
+ * calls through a pointer (apply_seal_endbr(), on every CPU): "osp nopl
+ * (%rax)" (66 0f 1f 00) up to 6.14 and in Debian's 6.12, "nopl -42(%rax)"
+ * (0f 1f 40 d6) since.  Both are told apart from code by kprobes.
+ */
+static inline bool gtp_endbr_poison(u32 insn)
+{
+	return insn == 0x001f0f66U || insn == 0xd6401f0fU;
+}
+
+/*
+ * Call-depth tracking (retbleed=stuff, CALL_THUNKS from 6.2): every call
+ * shifts a per-CPU depth counter, every return goes through
+ * call_depth_return_thunk.  The counter was pcpu_hot.call_depth (6.2 ..
+ * 6.14, the config option CALL_DEPTH_TRACKING until 6.9), then the per-CPU
+ * variable __x86_call_depth; both are exported.  gtp_call_depth_var() is
+ * its %gs-relative address, as "sarq $5, %gs:var" needs it.
+ */
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || \
+	defined(CONFIG_CALL_DEPTH_TRACKING)
+#include <asm/cpufeature.h>
+#define gtp_call_depth_on()	cpu_feature_enabled(X86_FEATURE_CALL_DEPTH)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#include <asm/nospec-branch.h>
+#define gtp_call_depth_var()	((long)&__x86_call_depth)
+#else
+#include <asm/current.h>
+#define gtp_call_depth_var()	((long)&pcpu_hot.call_depth)
+#endif
+#else
+#define gtp_call_depth_on()	false
+#define gtp_call_depth_var()	0L
+#endif
 
 /*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)

@@ -150,6 +150,17 @@ disarm:
 	return ret;
 }
 
+bool gtp_static_module_used(const struct module *mod)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (i = 0; i < arm_n; i++)
+		if (gtp_static_handle_module(arm_handles[i]) == mod)
+			return true;
+	return false;
+}
+
 void gtp_static_disarm(void)
 {
 	unsigned int i;

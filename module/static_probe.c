@@ -250,6 +250,13 @@ void gtp_static_detach_many(void **handles, unsigned int n, u64 *missed)
 	}
 }
 
+struct module *gtp_static_handle_module(void *handle)
+{
+	const struct gtp_static_att *att = handle;
+
+	return att->m->mod;
+}
+
 void gtp_static_detach(void *handle)
 {
 	gtp_static_detach_many(&handle, 1, NULL);

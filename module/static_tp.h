@@ -133,6 +133,12 @@ void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);
 unsigned int gtp_static_nr_attached(void);
 
 void gtp_static_debug_exit(void);
+/* mod_pin.c: @mod is forced out; the knob lets go of it */
+void gtp_static_debug_going(const struct module *mod);
+/* Is a static tracepoint of the armed trace on @mod's TRACE_EVENT? */
+bool gtp_static_module_used(const struct module *mod);
+/* The module whose tracepoint @handle is attached to (NULL: vmlinux). */
+struct module *gtp_static_handle_module(void *handle);
 void gtp_static_probe_exit(void);
 
 #endif /* GTP_STATIC_TP_H */

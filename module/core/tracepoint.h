@@ -112,6 +112,9 @@ void gtp_tps_free(void);
 u32 gtp_tps_interpreted(const char **why);
 void gtp_tps_reset_counts(void);
 void gtp_tps_mark_returns(void);
+/* JIT images holding a host pin (host.h jit_direct): a module going away */
+u32 gtp_tps_jit_holder(const void *pin);
+void gtp_tps_jit_drop(const void *pin);
 void gtp_tracepoint_init(void);
 
 /* Parsers, exposed for the unit tests; reply through @gc. */

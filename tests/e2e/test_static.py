@@ -10,7 +10,7 @@ import re
 
 from gtplib import (GDB_HEAD, GTP_KO, STATIC_KNOB as KNOB, TARGET, TEST_KO, Skip, connect,
                     expect, expect_not, expected_log, gdb, gdb_script, knob, ksym,
-                    reset_target, sh)
+                    param, reset_target, sh)
 
 
 def markers(regex=""):
@@ -57,6 +57,20 @@ def test_probe_captures_arguments():
     finally:
         knob("off")
     expect(knob(), r"^attached=0 ")
+
+
+def test_probe_runs_pinned():
+    """Newer kernels call tracepoint probes under SRCU alone, preemptible:
+    the probe's per-CPU state would be shared between tasks, so it pins
+    the CPU itself; the capture callback never runs preemptible."""
+    before = int(param("static_debug_preemptible"))
+    knob("capture gtp_test:gtp_test_event")
+    try:
+        sh("echo 50 > /proc/gtp_test")
+        expect(knob(), r"attached=1 hits=50 ")
+    finally:
+        knob("off")
+    assert int(param("static_debug_preemptible")) == before
 
 
 def test_probe_condition():
