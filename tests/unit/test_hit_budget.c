@@ -30,6 +30,7 @@
 #include "collect.h"
 #include "jit.h"
 #include "user_env.h"
+#include "user_rsp.h"
 
 #define ADDR16		"ffffffffc0000170"
 #define ADDR		0xffffffffc0000170ull
@@ -42,51 +43,13 @@ static char console[4096];
 static u8 scratch[GTP_SCRATCH_SIZE];
 static char pkt[RSP_PKT_MAX];
 
-static const char *frame_pkt(const char *data)
-{
-	static char buf[2 * RSP_PKT_MAX + 8];
-	unsigned int sum = 0;
-	const char *p;
-
-	for (p = data; *p; p++)
-		sum += (unsigned char)*p;
-	snprintf(buf, sizeof(buf), "$%s#%02x", data, sum & 0xff);
-	return buf;
-}
-
 /* Send @data; the final reply, gdb's console text in @console. */
 static const char *ask(const char *data)
 {
-	static char out[RSP_OUT_MAX + 1], payload[RSP_OUT_MAX];
-	const char *p = out, *hash;
-	size_t n;
+	const char *reply = user_rsp_ask(gc, data, console, sizeof(console));
 
-	n = strlen(frame_pkt(data));
-	assert_int_equal(rsp_feed(&gc->rsp, frame_pkt(data), n), n);
-	n = rsp_out_read(&gc->rsp, out, sizeof(out) - 1);
-	out[n] = '\0';
-	console[0] = '\0';
-	if (*p == '+')
-		p++;
-	for (;;) {
-		assert_int_equal(*p, '$');
-		hash = strchr(p, '#');
-		assert_non_null(hash);
-		memcpy(payload, p + 1, hash - p - 1);
-		payload[hash - p - 1] = '\0';
-		p = hash + 3;
-		if (payload[0] != 'O' || !*p)
-			break;
-		for (n = 1; payload[n] && payload[n + 1]; n += 2) {
-			unsigned int c;
-			size_t len = strlen(console);
-
-			sscanf(payload + n, "%2x", &c);
-			console[len] = c;
-			console[len + 1] = '\0';
-		}
-	}
-	return payload;
+	assert_non_null(reply);
+	return reply;
 }
 
 static int setup(void **state)

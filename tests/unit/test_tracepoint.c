@@ -20,6 +20,7 @@
 #include "frame.h"
 #include "collect.h"
 #include "user_env.h"
+#include "user_rsp.h"
 
 
 #define ADDR		0xffffffffc0000170ull
@@ -32,66 +33,13 @@ static struct gtp_conn *gc;
 static char console[4096];	/* 'O' text of the last exchange */
 static u8 scratch[GTP_SCRATCH_SIZE];
 
-static const char *frame_pkt(const char *data)
-{
-	static char buf[2 * RSP_PKT_MAX + 8];
-	unsigned int sum = 0;
-	const char *p;
-
-	for (p = data; *p; p++)
-		sum += (unsigned char)*p;
-	snprintf(buf, sizeof(buf), "$%s#%02x", data, sum & 0xff);
-	return buf;
-}
-
-/* Decode one "$...#cc" at *pp into @out; advance *pp. */
-static void take_packet(const char **pp, char *out)
-{
-	const char *p = *pp, *hash;
-	size_t n;
-
-	assert_int_equal(*p, '$');
-	hash = strchr(p, '#');
-	assert_non_null(hash);
-	n = hash - p - 1;
-	memcpy(out, p + 1, n);
-	out[n] = '\0';
-	*pp = hash + 3;
-}
-
-/* Send @data; return the final reply, console text in @console. */
+/* Send @data; the final reply, gdb's console text in @console. */
 static const char *ask(const char *data)
 {
-	static char out[RSP_OUT_MAX + 1], payload[RSP_OUT_MAX];
-	const char *p = out;
-	size_t n;
+	const char *reply = user_rsp_ask(gc, data, console, sizeof(console));
 
-	assert_int_equal(rsp_feed(&gc->rsp, frame_pkt(data),
-				  strlen(frame_pkt(data))),
-			 strlen(frame_pkt(data)));
-	n = rsp_out_read(&gc->rsp, out, sizeof(out) - 1);
-	out[n] = '\0';
-	console[0] = '\0';
-	if (*p == '+')
-		p++;
-	for (;;) {
-		take_packet(&p, payload);
-		if (payload[0] != 'O' || !*p)
-			break;
-		/* console output: hex text */
-		{
-			size_t len = strlen(console), k;
-
-			for (k = 1; payload[k] && payload[k + 1]; k += 2) {
-				unsigned int c;
-
-				sscanf(payload + k, "%2x", &c);
-				console[len++] = c;
-			}
-			console[len] = '\0';
-		}
-	}
-	return payload;
+	assert_non_null(reply);
+	return reply;
 }
 
 static int setup(void **state)
