@@ -4,8 +4,8 @@ step does and what it checks), then a clean gdb session in the same boot.
 
     GTP_LIVE_FUZZ_SEED=N    replay one seed (printed at the start)
     GTP_LIVE_FUZZ_STEPS=N   steps (default 100: two to three minutes under
-                            TCG; the long run before a hardening change
-                            lands is 3000)
+                            TCG; `make fuzz-live`, the long run before a
+                            hardening change lands, runs 1000)
 
 run.py fails the test if the kernel log shows an oops, BUG, WARNING or a
 call trace afterwards; tests/vm/run fails the whole run on one.

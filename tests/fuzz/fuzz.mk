@@ -165,3 +165,19 @@ fuzz-seeds: $(BUILD)/fuzz-gen-corpus
 	$(BUILD)/fuzz-gen-corpus tests/fuzz/corpus
 
 CHECK_EXTRA += fuzz-corpus
+
+# ---- the live-kernel fuzz, long ------------------------------------------
+
+# tests/e2e/test_live_fuzz.py for FUZZ_LIVE_STEPS steps (e2e runs 100) in
+# one guest boot of FUZZ_LIVE_KERNEL (the default kernel if empty), then
+# the clean gdb session; GTP_LIVE_FUZZ_SEED in the environment replays a
+# seed.  About two seconds a step under TCG.
+FUZZ_LIVE_STEPS ?= 1000
+FUZZ_LIVE_KERNEL ?=
+.PHONY: fuzz-live
+fuzz-live:
+	tests/vm/run $(if $(FUZZ_LIVE_KERNEL),--kernel $(FUZZ_LIVE_KERNEL)) \
+		--timeout $$(( 600 + 10 * $(FUZZ_LIVE_STEPS) )) -- \
+		env GTP_LIVE_FUZZ_STEPS=$(FUZZ_LIVE_STEPS) \
+		GTP_LIVE_FUZZ_SEED=$(GTP_LIVE_FUZZ_SEED) \
+		python3 tests/e2e/run.py test_live_fuzz
