@@ -83,7 +83,7 @@ check-matrix: deps-matrix dbg-vmlinux
 	tests/vm/matrix
 
 # The debug kernel is built from Debian's linux-source-6.1 once (cached
-# under build/debugk; about 10 minutes here, see the README).
+# under build/debugk; about 10 minutes here, see docs/testing.md).
 check-debug:
 	@tests/vm/deps linux-source-6.1 flex bison bc libelf-dev
 	tests/vm/check-debug

@@ -5,8 +5,8 @@
  * gtp builds against Debian's 6.1, 6.1-rt, 6.12, 6.12-rt and the newest
  * trixie-backports kernel (7.x).  Anything that differs between those is
  * decided here, by version or by what the headers provide, so that no .c
- * file carries a version #if.  The README's kernel table says the same in
- * prose.
+ * file carries a version #if.  The kernel table in docs/kernels.md says
+ * the same in prose.
  *
  *  what                         6.1 .. 6.9               6.10 ..                7.x
  *  lseek on /proc/gtp           no_llseek                stream_open() only (no_llseek gone in 6.12)

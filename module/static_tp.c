@@ -25,7 +25,7 @@
  * the tracepoint, gdb symbolizes it, and its DWARF places the arguments
  * in the registers our probe captures (core/static_data.h).
  *
- * qTSTMat gating (the gdb `strace` crash, README "Static tracepoints"):
+ * qTSTMat gating (the gdb `strace` crash, docs/static-tracepoints.md):
  * qTSTMat answers "no marker" except between QTinit and QTStart, when gdb
  * downloads the tracepoints and needs the marker to send the 'S' flag.
  *

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Look at a trace rather than read it (README "Looking at a trace:
-histograms").
+"""Look at a trace rather than read it (docs/histograms.md).
 
   gtp-hist EXPR [if COND] [--tp N] [--linear MIN,MAX,STEP]
                           power-of-two (or linear) histogram of EXPR

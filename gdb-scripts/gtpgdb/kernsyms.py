@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """gtp-kernel-symbols: the running kernel's functions and types for a gdb
-with no debug info at all (README "Kernel symbols without debug info").
+with no debug info at all (docs/kernel-symbols.md).
 
 Production kernels ship without DWARF but with /proc/kallsyms and BTF
 (/sys/kernel/btf/vmlinux, /sys/kernel/btf/MODULE).  symfile.py turns them

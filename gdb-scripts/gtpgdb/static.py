@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Static tracepoints on kernel TRACE_EVENTs (README "Static tracepoints").
+"""Static tracepoints on kernel TRACE_EVENTs (docs/static-tracepoints.md).
 
   gtp-markers [REGEX]              list the markers whose SYSTEM:EVENT id
                                    matches REGEX (all ~1500 otherwise)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """gtp-load-vmlinux [PATH]: the running kernel's own DWARF, from a vmlinux
 with debug info (Debian: linux-image-KVER-dbg), at the running kernel's
-KASLR slide (README "Kernel symbols without debug info").
+KASLR slide (docs/kernel-symbols.md).
 
 The file is checked before gdb sees it, and nothing is loaded unless all
 holds:

@@ -34,7 +34,7 @@
  * qTSTMat gating: gtp_static_on_qtinit()/on_start()/on_stop() are called by
  * the trace run code (core/trace.c) and keep qTSTMat answering "no marker"
  * outside QTinit..QTStart, which is what lets stock gdb's `strace` live
- * (README "Static tracepoints").  They live here, in the portable core, so
+ * (docs/static-tracepoints.md).  They live here, in the portable core, so
  * that the trace run code calls them in the unit tests too.
  */
 #ifndef GTP_STATIC_DATA_H

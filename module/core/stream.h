@@ -16,7 +16,7 @@
  * The reader polls: a read with nothing to hand out returns -EAGAIN at
  * once, and nothing on the probe path ever wakes anyone (Beamonte and
  * Dagenais: waking the consumer from the probe made the worst case 300x
- * the mean).  README "Streaming" documents the format for users.
+ * the mean).  docs/streaming.md documents the format for users.
  */
 #ifndef GTP_STREAM_H
 #define GTP_STREAM_H

@@ -1,9 +1,9 @@
-"""The README's Cookbook (issue 10): each recipe, run as written, on real
+"""The Cookbook (docs/cookbook.md): each recipe, run as written, on real
 kernel functions of the guest's kernel, with no debug info (gtp-connect:
 BTF and kallsyms), never on gtp_test.
 
-The gdb commands come from the README itself: recipe(TITLE) reads the
-first code block under "### TITLE" in the "## Cookbook" section and keeps
+The gdb commands come from docs/cookbook.md itself: recipe(TITLE) reads
+the first code block under "## TITLE" in that file and keeps
 the lines a user types (after "(gdb) " and "> "), so a recipe that stops
 working fails here.  A test only fills in the recipe's placeholders (PID,
 the file name member of 7.x's struct dentry) and puts its workload right
@@ -18,8 +18,8 @@ did between go and done.  Each test asserts the exact frames the recipe
 must give for that activity (and none for the decoys); the rest of the
 system may run meanwhile, which is why every recipe filters on a pid.
 
-To add a recipe: a "### Title" subsection with one gdb session in the
-README's Cookbook, and here a test that calls session(TITLE, ...).
+To add a recipe: a "## Title" section with one gdb session in
+docs/cookbook.md, and here a test that calls session(TITLE, ...).
 """
 import os
 import re
@@ -31,7 +31,7 @@ from gtplib import GTP_PY, REPO, expect, expect_not, gdb_script, reset_target, \
     leaves_target_clean
 from test_btf import vmlinux_btf
 
-README = os.path.join(REPO, "README.md")
+COOKBOOK = os.path.join(REPO, "docs", "cookbook.md")
 
 HEAD = """set pagination off
 set confirm off
@@ -46,13 +46,11 @@ BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
 
 
 def recipe(title):
-    """The gdb commands of the Cookbook recipe "### title", in order."""
-    with open(README) as f:
-        text = f.read()
-    book = text[text.index("\n## Cookbook\n"):]
-    book = book[:book.find("\n## ", 1)]
-    m = re.search(r"^### %s\n(.*?)(?=^### |\Z)" % re.escape(title), book, re.M | re.S)
-    assert m, "no recipe %r in the README's Cookbook" % title
+    """The gdb commands of the Cookbook recipe "## title", in order."""
+    with open(COOKBOOK) as f:
+        book = f.read()
+    m = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(title), book, re.M | re.S)
+    assert m, "no recipe %r in docs/cookbook.md" % title
     m = re.search(r"^```\n(.*?)^```$", m.group(1), re.M | re.S)
     assert m, "recipe %r has no gdb session" % title
     cmds = []

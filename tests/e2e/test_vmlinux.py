@@ -62,7 +62,7 @@ def test_load_at_slide():
     the DWARF."""
     path = vmlinux()
     pcpu = _percpu_symbol()
-    # each step timed: the README's cost figures for the guest
+    # each step timed: the cost figures in docs/kernel-symbols.md for the guest
     body = """python
 import time
 t0 = time.time()
