@@ -371,6 +371,9 @@ class Fuzzer:
                 if line.strip():
                     kind = line.split()[-1]
                     self.kinds[kind] = self.kinds.get(kind, 0) + 1
+            # hits now, whatever the steps until the next QTStop take: the
+            # background workload sleeps between its rounds
+            self.workload_burst(everything=True)
             return
         if not re.match(r"E[0-9a-fA-F]{2}$", r) or not console:
             self.fail("QTStart: %r with console %r" % (r, console))
@@ -392,6 +395,13 @@ class Fuzzer:
         if n > created:
             self.fail("more frames (%d) than created (%d)" % (n, created))
         self.count("frames", n)
+        for num, d in self.defs.items():
+            r, _ = self.send("qTP:%x:%x" % (num, d[0]))
+            m = re.match(r"V([0-9a-f]+):([0-9a-f]+)(?::([0-9a-f]+))?", r)
+            if not m:
+                self.fail("qTP of tracepoint %d: %r" % (num, r))
+            self.count("hits", int(m.group(1), 16))
+            self.count("eval_errors", int(m.group(3) or "0", 16))
         for i in sorted({0, n - 1, self.rng.randrange(max(n, 1))}):
             if i < 0 or i >= n:
                 continue
@@ -450,15 +460,16 @@ class Fuzzer:
         else:
             self.workload_burst()
 
-    def workload_burst(self):
+    def workload_burst(self, everything=False):
+        """Calls into gtp_test's function, a file read, or fork + exec."""
         r = self.rng.randrange(3)
-        if r == 0:
+        if everything or r == 0:
             with open("/proc/gtp_test", "w") as f:
                 f.write("%d\n" % (1 + self.rng.randrange(50)))
-        elif r == 1:
+        if everything or r == 1:
             with open("/proc/version") as f:
                 f.read()
-        else:
+        if everything or r == 2:
             subprocess.run(["sh", "-c", "true"], check=True)
         self.count("burst")
 
