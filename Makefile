@@ -10,6 +10,8 @@
 #   make demo         boot a guest and run the paper's gdb session
 #   make bench        benchmarks (never part of check)
 #   make dkms         register the sources with dkms (/usr/src/gtptrace-VERSION)
+#   make deb          Debian packages gtptrace-dkms, gtptrace-tools in build/deb/
+#   make deb-check    install them in a fresh root, boot it, purge (heavy)
 #   make doccheck     kernel-doc -Wall over module/ and jit/: no warnings
 #
 # Areas add their own targets in */*.mk fragments (unit tests, fuzzers,
@@ -65,7 +67,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_OBJS) $(USER_ENV_OBJS)
 unit: $(UNIT_BINS)
 	@tests/unit/run $(UNIT_BINS)
 
--include $(wildcard jit/*.mk tests/*/*.mk module/core/*.mk)
+-include $(wildcard jit/*.mk tests/*/*.mk module/core/*.mk packaging/*.mk)
 
 tools: $(TOOLS)
 

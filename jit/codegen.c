@@ -15,8 +15,9 @@
  *
  * A program is "leaf" when it calls no hook and fits in the five slot
  * registers: then there is no frame and no memory traffic but the pt_regs
- * loads (the paper's Table 3 condition: 13 insns up to its ret, 3 of them
- * fetching env->regs and checking it for NULL).  Otherwise it is "framed":
+ * loads and the step charge (the paper's Table 3 condition: 15 insns up
+ * to its ret, 3 of them fetching env->regs and checking it for NULL, 2
+ * the charge).  Otherwise it is "framed":
  *
  *   push rbx; push rbp; sub rsp, F     F = 8 * (max_depth + 1), rounded
  *   [rsp + 8 * i]        home of slot i (spilled around hook calls)
@@ -25,11 +26,15 @@
  * and each hook call spills the register slots that outlive it to their
  * homes, calls, tests the hook's return value, and reloads them.
  *
+ * Every evaluation first charges the hit's step budget the program's insn
+ * count (ax.h), one sub and a jb on env->steps, even in a leaf.
+ *
  * Errors (div by zero, failing hooks, the step budget) jump to out-of-line
  * stubs after the body that store env->err and env->err_pc and return 0,
  * exactly like ax_interp().  A NULL env->regs hands the evaluation to
  * ax_interp() (see emit_prologue()).  Returns go through the kernel's
- * return thunk when it has one (see emit_epilogue()).
+ * return thunk when it has one (see emit_epilogue()), and calls are
+ * counted first where the kernel tracks call depth (emit_call_fn()).
  *
  * Layout converges like the kernel's BPF JIT: pass 0 emits every branch and
  * call in its long form to size the image; later passes pick rel8 branches
@@ -54,6 +59,7 @@ const u8 jit_slot_reg[JIT_NR_SLOT_REGS] = {
 enum stub_kind {
 	STUB_ERR,	/* env->err = code, env->err_pc = pc, return 0 */
 	STUB_INTERP,	/* env->regs == NULL: tail-call ax_interp() */
+	STUB_ENTRY,	/* the entry charge failed: undo it, budget error */
 };
 
 struct jit_stub {
@@ -81,6 +87,8 @@ struct jit_ctx {
 	struct jit_stub *stubs;
 	u32 nstubs, max_stubs;
 	void *ret_thunk;	/* jmp here instead of ret, or NULL */
+	bool call_depth;	/* account each call (call-depth tracking) */
+	s32 call_depth_var;	/* %gs:this is the per-CPU depth counter */
 	bool endbr;		/* IBT: the entry is an indirect-call target */
 	u32 unit_prev;		/* previous-pass offset of the current unit */
 	u8 temp[JIT_MAX_INSN * 2];
@@ -246,6 +254,13 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 		if (ctx->uses_regs)
 			emit_mov_rr(&prog, ctx->regs, X86_RAX);
 	}
+	/*
+	 * The entry charge (ax.h): sub dword [env + steps], ninsns; jb.
+	 * After the regs check, whose tail call lets ax_interp() charge
+	 * instead; the stub adds the steps back, as if nothing ran.
+	 */
+	emit_alu_mi32(&prog, X86_SUB, ctx->env, ENV_OFF(steps), ctx->ir->n);
+	emit_jump_stub(ctx, &prog, JCC_B, add_stub(ctx, STUB_ENTRY, 0, 0));
 	*pprog = prog;
 }
 
@@ -644,6 +659,13 @@ static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
 	u8 *prog = *pprog;
 	s64 lo, hi, here;
 
+	/*
+	 * The callee returns through the kernel's call-depth return thunk,
+	 * which expects the call to have been counted, as the kernel's own
+	 * calls are by their call thunks.  Tail jumps are not calls.
+	 */
+	if (ctx->call_depth && !tail)
+		emit_call_depth(&prog, ctx->call_depth_var);
 	if (ctx->image) {
 		here = (s64)(unsigned long)ctx->image;
 		lo = (s64)(unsigned long)fn - here;
@@ -1026,7 +1048,11 @@ static void do_stub(struct jit_ctx *ctx, u8 **pprog, const struct jit_stub *st)
 		emit_call_fn(ctx, pprog, (void *)ax_interp, true, X86_RAX);
 		return;
 	}
-	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err), st->code);
+	if (st->kind == STUB_ENTRY)
+		emit_alu_mi32(pprog, X86_ADD, ctx->env, ENV_OFF(steps),
+			      ctx->ir->n);
+	emit_store_imm(pprog, 4, ctx->env, ENV_OFF(err),
+		       st->kind == STUB_ENTRY ? AX_ERR_BUDGET : st->code);
 	emit_store_imm(pprog, 8, ctx->env, ENV_OFF(err_pc), st->pc);
 	emit_mov_imm(pprog, X86_RAX, 0);
 	emit_epilogue(ctx, pprog);
@@ -1155,6 +1181,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 		goto out_free;
 	ctx->max_stubs = max_stubs;
 	ctx->ret_thunk = gtp_host->exec_return_thunk();
+	ctx->call_depth = gtp_host->exec_call_depth(&ctx->call_depth_var);
 	ctx->endbr = gtp_host->exec_want_endbr();
 	setup_frame(ctx, ir);
 

@@ -95,3 +95,20 @@ void ax_jit_free(struct ax_prog *prog)
 	prog->jit_pins = NULL;
 	prog->jit_npins = 0;
 }
+
+/**
+ * ax_jit_holds - does @prog's image load directly from what @pin holds?
+ * @prog: a program, or NULL
+ * @pin: one of gtp_host->jit_direct()'s pins
+ *
+ * Return: true if @prog has an image and it holds @pin.
+ */
+bool ax_jit_holds(const struct ax_prog *prog, const void *pin)
+{
+	u32 i;
+
+	for (i = 0; prog && prog->jit && i < prog->jit_npins; i++)
+		if (prog->jit_pins[i] == pin)
+			return true;
+	return false;
+}

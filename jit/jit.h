@@ -21,5 +21,6 @@
 
 int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz);
 void ax_jit_free(struct ax_prog *prog);
+bool ax_jit_holds(const struct ax_prog *prog, const void *pin);
 
 #endif /* GTP_JIT_H */

@@ -563,3 +563,19 @@ void emit_call32(u8 **pprog, s32 disp)
 	EMIT_imm32(disp);
 	*pprog = prog;
 }
+
+/*
+ * sarq $5, %gs:var - call-depth accounting before a call (the kernel's
+ * INCREMENT_CALL_DEPTH): @var is the per-CPU counter's absolute,
+ * %gs-relative address (disp32, no base, no index).
+ */
+void emit_call_depth(u8 **pprog, s32 var)
+{
+	u8 *prog = *pprog;
+
+	EMIT4(0x65, 0x48, 0xc1, modrm(0, 7, 4));
+	EMIT1(0x25);			/* SIB: no index, no base: disp32 */
+	EMIT_imm32(var);
+	EMIT1(5);
+	*pprog = prog;
+}

@@ -98,6 +98,8 @@ void emit_jcc32(u8 **pprog, u8 cc, s32 disp);
 void emit_jmp8(u8 **pprog, s8 disp);
 void emit_jmp32(u8 **pprog, s32 disp);
 void emit_call32(u8 **pprog, s32 disp);
+void emit_call_depth(u8 **pprog, s32 var);
+#define X86_CALL_DEPTH_LEN	10
 
 #define X86_JCC8_LEN	2
 #define X86_JCC32_LEN	6

@@ -21,9 +21,11 @@
  *
  * Never writable and executable at once, in every mode.  The tail of the
  * allocation after the code is filled with int3, so a stray jump into it
- * traps.  None of these functions is exported to modules: gtp_ksym()
- * resolves them.  If none resolves, the JIT is off, the module still works
- * (interpreting), and gdb's console says so at tstart (trace.c).
+ * traps.  None of these functions is exported to modules: gtp_kfunc()
+ * resolves them, and refuses one this CPU would not let gtp call through
+ * a pointer (IBT sealing, ksym.c).  Without a usable set, the JIT is off,
+ * the module still works (interpreting), jit_mem says why and so does
+ * gdb's console at tstart (trace.c).
  *
  * The read-only parameters jit_mem (the mode, or why there is none),
  * jit_images (live images) and jit_last_image let a test or an operator
@@ -43,6 +45,7 @@
 #include <linux/atomic.h>
 #include <asm/cpufeature.h>
 #include <asm/nospec-branch.h>
+#include <linux/uaccess.h>
 
 #include "kcompat.h"
 #include "ksym.h"
@@ -53,6 +56,7 @@ module_param(jit, bool, 0644);
 MODULE_PARM_DESC(jit, "compile agent expressions to x86-64 (0: always interpret)");
 
 static char *jit_mem = "unresolved";
+static char jit_off_why[160] = "this kernel offers no executable memory to gtp";
 module_param(jit_mem, charp, 0444);
 MODULE_PARM_DESC(jit_mem, "executable memory the JIT uses: module_alloc, execmem, execmem-rox, or none (why)");
 
@@ -101,7 +105,11 @@ static DEFINE_MUTEX(gtp_exec_lock);
 static bool gtp_exec_tried;		/* under gtp_exec_lock */
 static enum gtp_exec_mode gtp_exec_mode;	/* published by release */
 
-/* Resolved once; which ones depends on gtp_exec_mode. */
+/*
+ * Resolved once; which ones depends on gtp_exec_mode.  Each is called
+ * through a pointer, so gtp_kfunc() checks that it can be (IBT): one that
+ * cannot is NULL here and names itself in jit_mem.
+ */
 static struct {
 	void *(*module_alloc)(unsigned long size);
 	void *(*execmem_alloc)(int type, size_t size);
@@ -113,22 +121,41 @@ static struct {
 	int (*set_memory_x)(unsigned long addr, int numpages);
 } ex;
 
+/* The first function that was found but cannot be called, and why. */
+static char refused[128];
+
+static void *kfunc(const char *name)
+{
+	const char *why;
+	void *fn = gtp_kfunc(name, &why);
+
+	if (!fn && strcmp(why, "not found") && !refused[0])
+		scnprintf(refused, sizeof(refused), "none (%s %s)", name,
+			  why);
+	return fn;
+}
+
 static void resolve(void)
 {
-	ex.module_alloc = (void *)gtp_ksym("module_alloc");
-	ex.execmem_alloc = (void *)gtp_ksym("execmem_alloc");
-	ex.execmem_free = (void *)gtp_ksym("execmem_free");
-	ex.execmem_is_rox = (void *)gtp_ksym("execmem_is_rox");
-	ex.text_poke_copy = (void *)gtp_ksym("text_poke_copy");
-	ex.text_poke_set = (void *)gtp_ksym("text_poke_set");
-	ex.set_memory_ro = (void *)gtp_ksym("set_memory_ro");
-	ex.set_memory_x = (void *)gtp_ksym("set_memory_x");
+	ex.module_alloc = kfunc("module_alloc");
+	ex.execmem_alloc = kfunc("execmem_alloc");
+	ex.execmem_free = kfunc("execmem_free");
+	ex.execmem_is_rox = kfunc("execmem_is_rox");
+	ex.text_poke_copy = kfunc("text_poke_copy");
+	ex.text_poke_set = kfunc("text_poke_set");
+	ex.set_memory_ro = kfunc("set_memory_ro");
+	ex.set_memory_x = kfunc("set_memory_x");
 }
 
 static enum gtp_exec_mode choose(void)
 {
 	bool sealable = ex.set_memory_ro && ex.set_memory_x;
 
+	/* one the kernel has but gtp may not call: no guessing around it */
+	if (refused[0]) {
+		jit_mem = refused;
+		return EXEC_NONE;
+	}
 	if (ex.execmem_alloc && ex.execmem_free) {
 		if (ex.execmem_is_rox && ex.text_poke_copy && ex.text_poke_set &&
 		    ex.execmem_is_rox(GTP_EXECMEM_TEXT))
@@ -144,6 +171,46 @@ static enum gtp_exec_mode choose(void)
 		return EXEC_MODULE_ALLOC;
 	jit_mem = "none (no module_alloc, execmem_alloc or set_memory_ro/x)";
 	return EXEC_NONE;
+}
+
+/*
+ * How JIT code returns and calls, as the kernel's BPF JIT does it
+ * (emit_return(), emit_rsb_call()): through the return thunk the kernel
+ * selected at boot (x86_return_thunk: SRSO, call-depth stuffing or ITS
+ * may have replaced the default __x86_return_thunk; module text is
+ * re-pointed at load through .return_sites, JIT code is not), and with
+ * call-depth accounting before each call when the kernel stuffs the RSB
+ * by call depth.  x86_return_thunk is not exported: read once, it is
+ * __ro_after_init.
+ */
+static void *ret_thunk;
+static bool call_depth;
+static s32 call_depth_var;
+
+static bool returns_init(void)
+{
+	void **sel;
+
+	if (cpu_feature_enabled(X86_FEATURE_RETHUNK)) {
+		sel = (void **)gtp_ksym("x86_return_thunk");
+		if (!sel || copy_from_kernel_nofault(&ret_thunk, sel,
+						     sizeof(ret_thunk)) ||
+		    !ret_thunk) {
+			jit_mem = "none (cannot read x86_return_thunk, the kernel's return thunk)";
+			return false;
+		}
+	}
+	call_depth = gtp_call_depth_on();
+	if (call_depth) {
+		long var = gtp_call_depth_var();
+
+		if (var != (s32)var) {
+			jit_mem = "none (the call-depth counter is out of disp32 reach)";
+			return false;
+		}
+		call_depth_var = var;
+	}
+	return true;
 }
 
 /**
@@ -168,11 +235,16 @@ int gtp_exec_init(void)
 		gtp_exec_tried = true;
 		resolve();
 		mode = choose();
+		if (mode != EXEC_NONE && !returns_init())
+			mode = EXEC_NONE;
 		if (mode != EXEC_NONE)
 			jit_mem = (char *)names[mode];
-		else
+		else {
+			scnprintf(jit_off_why, sizeof(jit_off_why),
+				  "no executable memory for the JIT: %s", jit_mem);
 			pr_warn("jit: %s: agent expressions will be interpreted\n",
 				jit_mem);
+		}
 		smp_store_release(&gtp_exec_mode, mode);
 	}
 	mutex_unlock(&gtp_exec_lock);
@@ -207,7 +279,7 @@ const char *gtp_jit_off_reason(void)
 	if (!READ_ONCE(jit))
 		return "the module parameter jit is 0";
 	if (smp_load_acquire(&gtp_exec_mode) == EXEC_NONE)
-		return "this kernel offers no executable memory to gtp";
+		return jit_off_why;
 	return "the JIT is on";
 }
 
@@ -226,17 +298,24 @@ bool gtp_exec_want_endbr(void)
 /**
  * gtp_exec_return_thunk - what JIT code jumps to instead of 'ret'
  *
- * With X86_FEATURE_RETHUNK every kernel return goes through
- * __x86_return_thunk (retbleed/SRSO mitigations); JIT code must too, or
- * it would be the unmitigated return the mitigation exists to remove.
- *
- * Return: the thunk, or NULL for a plain 'ret'.
+ * Return: the thunk the kernel selected (returns_init()), or NULL for a
+ * plain 'ret' (no X86_FEATURE_RETHUNK).
  */
 void *gtp_exec_return_thunk(void)
 {
-	if (cpu_feature_enabled(X86_FEATURE_RETHUNK))
-		return (void *)__x86_return_thunk;
-	return NULL;
+	return ret_thunk;
+}
+
+/**
+ * gtp_exec_call_depth - call-depth accounting before JIT calls?
+ * @var: set to the per-CPU counter's %gs-relative displacement
+ *
+ * Return: true when the kernel tracks call depth (X86_FEATURE_CALL_DEPTH).
+ */
+bool gtp_exec_call_depth(s32 *var)
+{
+	*var = call_depth_var;
+	return call_depth;
 }
 
 /* Images are freed by their tracepoints before this runs. */

@@ -19,13 +19,14 @@
  *   regs  (FTRACE_OPS_FL_SAVE_REGS): a complete pt_regs, as the kprobe
  *         gets; for "collect $regs", other registers, $kstack.
  *
- * Either way the hit runs the kprobe pre-handler's path (gtp_tp_precheck(),
- * gtp_tp_hit_held() / gtp_tp_hit()) with regs->ip = ip + 1, as the kprobe
- * on the same ftrace location shows its handler, so a condition on $pc
- * and the frames are the same whichever carries the tracepoint; the frame's
- * $pc is the tracepoint's address either way (core/collect.c).  regs->ip
- * is set only when something reads it (a condition on $pc, a hit that
- * collects) and put back afterwards: ftrace's trampolines return to it.
+ * Either way the hit runs the kprobe pre-handler's path
+ * (gtp_tp_precheck(), gtp_tp_hit_held() / gtp_tp_hit_undecided()) with
+ * regs->ip = ip + 1, as the kprobe on the same ftrace location shows its
+ * handler, so a condition on $pc and the frames are the same whichever
+ * carries the tracepoint; the frame's $pc is the tracepoint's address
+ * either way (core/collect.c).  regs->ip is set only when something reads
+ * it (a condition on $pc, a hit that collects) and put back afterwards:
+ * ftrace's trampolines return to it.
  *
  * Unlike kprobe handlers, ftrace callbacks nest on a CPU (task, irq, NMI;
  * and a traced kernel function called from our own handler).  The
@@ -43,7 +44,8 @@
  * Detaching: unregister_ftrace_function() of an ops not in core kernel
  * data (ours, allocated) waits for every CPU to leave the callback and the
  * ops' trampoline (synchronize_rcu_tasks*), so the ops, the tracepoint and
- * this module's code can go afterwards.
+ * this module's code can go afterwards.  If ftrace refuses (it shut
+ * itself down), nothing is freed: gtp_fprobe_detach().
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -52,11 +54,12 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <asm/nops.h>
 #include <linux/module.h>
 
 #include "kcompat.h"
 #include "gtp_glue.h"
-#include "ksym.h"
 #include "collect.h"
 #include "tsv.h"
 
@@ -73,11 +76,13 @@ struct gtp_fprobe {
 	atomic_long_t missed;
 };
 
+/* What a leaked probe's callback sees (gtp_fprobe_detach()): disabled. */
+static struct gtp_tp gtp_fprobe_dead_tp;
+
 static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 static DEFINE_PER_CPU(struct ax_env, gtp_fp_env);
 static DEFINE_PER_CPU(int, gtp_fp_busy);
 static DEFINE_PER_CPU(struct pt_regs, gtp_fp_lite_regs);
-static unsigned long (*ftrace_location_fn)(unsigned long ip);
 
 /* Registers ftrace saves without SAVE_REGS, as gdb numbers them. */
 #define GTP_LITE_REGS	(BIT_ULL(0) | BIT_ULL(2) | BIT_ULL(3) | BIT_ULL(4) | \
@@ -183,12 +188,11 @@ static __always_inline struct pt_regs *lite_copy(const struct pt_regs *from)
  * condition reads $pc, so it is checked here, with that ip.
  */
 static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
-				    struct pt_regs *live,
+				    struct gtp_tp *tp, struct pt_regs *live,
 				    enum gtp_precheck pre, bool precheck)
 {
 	struct ax_env *env = this_cpu_ptr(&gtp_fp_env);
 	unsigned long saved_ip = live->ip;
-	struct gtp_tp *tp = fp->tp;
 	struct pt_regs *regs = live;
 	u8 *scratch;
 
@@ -204,7 +208,7 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 	if (pre == GTP_PRE_HELD)
 		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
-		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 out:
 	live->ip = saved_ip;
 }
@@ -214,7 +218,7 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_regs *fregs)
 {
 	struct gtp_fprobe *fp = container_of(op, struct gtp_fprobe, ops);
-	struct gtp_tp *tp = fp->tp;
+	struct gtp_tp *tp = READ_ONCE(fp->tp);
 	struct pt_regs *regs;
 	enum gtp_precheck pre;
 
@@ -228,15 +232,44 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 	}
 	regs = gtp_fregs_pt_regs(fregs);
 	if (unlikely(fp->cond_pc)) {
-		gtp_fprobe_hit(fp, regs, GTP_PRE_UNKNOWN, true);
+		gtp_fprobe_hit(fp, tp, regs, GTP_PRE_UNKNOWN, true);
 		goto out;
 	}
 	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
 	if (pre != GTP_PRE_FALSE)
-		gtp_fprobe_hit(fp, regs, pre, false);
+		gtp_fprobe_hit(fp, tp, regs, pre, false);
 out:
 	__this_cpu_dec(gtp_fp_busy);
 	preempt_enable_notrace();
+}
+
+/*
+ * Point @ops's filter at the ftrace location @addr names, and return it
+ * (0: none).  That is @addr itself, or (IBT kernels, where gdb's "trace
+ * FUNC" gives the function's first byte) the location right after the
+ * function's endbr64 (or the NOP a sealed endbr64 became), which a kprobe
+ * on @addr moves onto too.  Anything else is a kprobe's.  The exported
+ * ftrace_set_filter_ip() decides, as it refuses an ip that is no
+ * location; it also maps a function's first byte to that function's
+ * location wherever it is, so an exact @addr is confirmed by what ftrace
+ * keeps at each location: its 5-byte NOP, or a call while traced.
+ */
+static unsigned long filter_location(struct ftrace_ops *ops,
+				     unsigned long addr)
+{
+	static const u8 nop5[] = { BYTES_NOP5 };
+	u8 insn[5];
+
+	if (GTP_KERNEL_IBT &&
+	    !ftrace_set_filter_ip(ops, addr + GTP_ENDBR64_SIZE, 0, 0))
+		return addr + GTP_ENDBR64_SIZE;
+	if (ftrace_set_filter_ip(ops, addr, 0, 0))
+		return 0;
+	if (!copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)) &&
+	    (insn[0] == 0xe8 || !memcmp(insn, nop5, sizeof(nop5))))
+		return addr;
+	ftrace_free_filter(ops);
+	return 0;
 }
 
 /**
@@ -253,35 +286,26 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 	struct gtp_fprobe *fp;
 	int ret;
 
-	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch || !ftrace_location_fn)
-		return NULL;
-	/*
-	 * The location itself, or (IBT kernels, where gdb's "trace FUNC"
-	 * gives the function's first byte) the function's start right
-	 * before it, which a kprobe moves past endbr64 onto the same
-	 * location.  Anything else is a kprobe's.
-	 */
-	ip = ftrace_location_fn(addr);
-	if (!ip || (ip != addr &&
-		    !(GTP_KERNEL_IBT && ip == addr + GTP_ENDBR64_SIZE)))
+	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch)
 		return NULL;
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
 	if (!fp)
 		return NULL;
 	fp->tp = tp;
-	fp->ip = ip;
 	fp->lite = gtp_fprobe_lite_ok(tp);
 	fp->cond_pc = tp->cond_pure && prog_reads_pc(tp->cond);
 	fp->ops.func = gtp_fprobe_cb;
 	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
 	fp->ops.flags = fp->lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
-	ret = ftrace_set_filter_ip(&fp->ops, ip, 0, 0);
-	if (!ret) {
-		ret = register_ftrace_function(&fp->ops);
-		if (ret)
-			ftrace_free_filter(&fp->ops);
+	ip = filter_location(&fp->ops, addr);
+	if (!ip) {
+		kfree(fp);
+		return NULL;
 	}
+	fp->ip = ip;
+	ret = register_ftrace_function(&fp->ops);
 	if (ret) {
+		ftrace_free_filter(&fp->ops);
 		pr_debug("ftrace refused 0x%lx (error %d), using a kprobe\n",
 			 ip, ret);
 		kfree(fp);
@@ -293,14 +317,35 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 /*
  * Detach (waits until no CPU runs the callback any more) and report the
  * hits that were not delivered.
+ *
+ * unregister_ftrace_function() fails only when ftrace has shut itself
+ * down after an internal error (ftrace_kill(): "ftrace failed to modify"
+ * in the log).  The ops may then still be patched into a call site, and
+ * nothing waited for the CPUs in its callback: freeing it could free
+ * what a CPU is about to run, and a call site may still reach the ops'
+ * trampoline, which calls our callback.  So the ops is left allocated (a
+ * leak of one small object), its callback does nothing further (fp->tp
+ * becomes a disabled tracepoint of its own), and gtptrace takes a
+ * reference on itself that it never drops: it can no longer be unloaded
+ * (until reboot), rather than free code ftrace may still call.  The log
+ * says so.  (At gtptrace's own unload the reference comes too late: the
+ * warning is all that is left to give.)
  */
 u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
 {
 	u64 missed;
+	int ret;
 
-	unregister_ftrace_function(&fp->ops);
-	ftrace_free_filter(&fp->ops);
+	ret = unregister_ftrace_function(&fp->ops);
 	missed = atomic_long_read(&fp->missed);
+	if (ret) {
+		pr_warn("ftrace refused to detach tracepoint %u at 0x%lx (error %d): its ftrace_ops is kept, and gtptrace stays loaded until reboot\n",
+			fp->tp->num, fp->ip, ret);
+		WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
+		__module_get(THIS_MODULE);
+		return missed;
+	}
+	ftrace_free_filter(&fp->ops);
 	kfree(fp);
 	return missed;
 }
@@ -318,9 +363,6 @@ int gtp_fprobe_init(void)
 		per_cpu(gtp_fp_lite_regs, cpu).cs = __KERNEL_CS;
 		per_cpu(gtp_fp_lite_regs, cpu).ss = __KERNEL_DS;
 	}
-	ftrace_location_fn = (void *)gtp_ksym("ftrace_location");
-	if (!ftrace_location_fn)
-		pr_info("ftrace_location not found: entry tracepoints use kprobes\n");
 	gtp_fp_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
 	return gtp_fp_scratch ? 0 : -ENOMEM;
 }

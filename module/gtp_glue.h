@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 
 struct gtp_conn;
+struct module;
 struct gtp_tp;
 struct pt_regs;
 
@@ -27,6 +28,7 @@ void gtp_kprobe_disarm(void);
 void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled);
 struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
 				       struct pt_regs *regs);
+u32 gtp_kprobe_module_user(const struct module *mod);
 
 /*
  * ftrace_probe.c: a function-entry tracepoint carried by an ftrace_ops of
@@ -40,7 +42,6 @@ u64 gtp_fprobe_detach(struct gtp_fprobe *fp);
 const char *gtp_fprobe_kind(const struct gtp_fprobe *fp);
 
 /* kstack.c: "collect $kstack" (the host's ->kstack) */
-void gtp_kstack_init(void);
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max);
 
@@ -70,6 +71,17 @@ int gtp_exec_install(void *image, const void *code, size_t len, size_t alloc);
 void gtp_exec_free(void *image, size_t size);
 bool gtp_exec_want_endbr(void);
 void *gtp_exec_return_thunk(void);
+bool gtp_exec_call_depth(s32 *var);
+
+/*
+ * mod_pin.c: references on the modules gtp traces or reads, and the
+ * notifier that stops using a module "rmmod -f" takes away
+ */
+int gtp_mod_pin_init(void);
+void gtp_mod_pin_exit(void);
+struct module *gtp_module_get_data(u64 addr, u32 size);
+struct module *gtp_module_get_code(u64 addr);
+void gtp_module_put(struct module *mod);
 
 /* jit_direct.c: host.h jit_direct / jit_unpin (process context) */
 const void *gtp_jit_direct(u64 addr, u32 size, void **pin);

@@ -8,10 +8,8 @@
  * may be unmapped.  Some addresses provably are mapped for as long as a JIT
  * image can run, and for those a plain load is exactly as safe:
  *
- *  - vmlinux .rodata, .data and .bss, between the linker's section symbols
- *    (__start_rodata..__end_rodata, _sdata.._edata, __bss_start..
- *    __bss_stop).  Never the gaps around them: x86 frees and unmaps the
- *    padding after __end_rodata and between text and rodata.
+ *  - vmlinux .rodata, .data and .bss but what the kernel frees after
+ *    boot (core/kdata.c says which);
  *  - the data areas of a live module (kcompat.h gtp_module_data_has()),
  *    which we then pin with try_module_get(): the reference is dropped by
  *    gtp_jit_unpin() when the image is freed (ax_jit_free(), after the
@@ -26,77 +24,21 @@
  * which goes with the tracepoints.  The fault budget still applies to a
  * direct load (codegen.c), so results and errors are ax_interp()'s.
  *
- * Modules are found by walking the kernel's 'modules' list under RCU (as
- * the kernel's own __module_address() does; that one is not exported):
- * a module leaves the list with list_del_rcu() and is freed only after a
- * grace period.  The list head is a data symbol from kallsyms, read, never
- * called, and trusted only once it is found on the ring gtp's own module
- * is on (another object could carry the same name).
+ * Modules are found and pinned by mod_pin.c, which also makes the images
+ * that read a module forced out with "rmmod -f" stop doing so.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/module.h>
-#include <linux/rculist.h>
 
 #include "kcompat.h"
 #include "ksym.h"
 #include "gtp_glue.h"
+#include "kdata.h"
 
-/* [start, end) section symbols of vmlinux's always-mapped data */
-static const char *const kernel_data[][2] = {
-	{ "__start_rodata", "__end_rodata" },
-	{ "_sdata", "_edata" },
-	{ "__bss_start", "__bss_stop" },
-};
-
-static bool in_kernel_data(u64 addr, u32 size)
+static u64 ksym(const char *name)
 {
-	unsigned long lo, hi;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(kernel_data); i++) {
-		lo = gtp_ksym(kernel_data[i][0]);
-		hi = gtp_ksym(kernel_data[i][1]);
-		if (lo && lo < hi && addr >= lo && addr - lo < hi - lo &&
-		    size <= hi - addr)
-			return true;
-	}
-	return false;
-}
-
-/* The live module whose data holds the range, with a reference, or NULL. */
-static struct module *pin_module_data(u64 addr, u32 size)
-{
-	struct list_head *modules = (void *)gtp_ksym("modules");
-	struct module *mod, *found = NULL;
-
-	struct list_head *pos;
-	bool on_ring = false;
-
-	if (!modules)
-		return NULL;
-	rcu_read_lock();
-	/* only trust the symbol if it is the head of the ring we are on */
-	list_for_each_rcu(pos, &THIS_MODULE->list) {
-		if (pos == modules) {
-			on_ring = true;
-			break;
-		}
-	}
-	if (!on_ring) {
-		rcu_read_unlock();
-		return NULL;
-	}
-	list_for_each_entry_rcu(mod, modules, list) {
-		if (mod->state != MODULE_STATE_LIVE ||
-		    !gtp_module_data_has(mod, addr, size))
-			continue;
-		if (mod != THIS_MODULE && try_module_get(mod))
-			found = mod;
-		break;
-	}
-	rcu_read_unlock();
-	return found;
+	return gtp_ksym(name);
 }
 
 /**
@@ -117,9 +59,9 @@ const void *gtp_jit_direct(u64 addr, u32 size, void **pin)
 		return NULL;
 	if (gtp_locked_down())
 		return NULL;
-	if (in_kernel_data(addr, size))
+	if (gtp_kdata_direct_ok(addr, size, ksym))
 		return (const void *)(unsigned long)addr;
-	mod = pin_module_data(addr, size);
+	mod = gtp_module_get_data(addr, size);
 	if (!mod)
 		return NULL;
 	*pin = mod;
@@ -134,6 +76,5 @@ const void *gtp_jit_direct(u64 addr, u32 size, void **pin)
  */
 void gtp_jit_unpin(void *pin)
 {
-	if (pin)
-		module_put(pin);
+	gtp_module_put(pin);
 }

@@ -14,8 +14,10 @@
  *                               + set_memory_ro/x        + set_memory_ro/x       text_poke_copy/set
  *  hex2bin()                    <linux/kernel.h>         <linux/kernel.h>       <linux/hex.h>
  *  IBT (CONFIG_X86_KERNEL_IBT)  not in Debian's config   on: endbr64 at every indirect-call target
+ *  call-depth counter           none                     pcpu_hot.call_depth    __x86_call_depth
  *  syscall tracepoints          probes run preempt-off   probes run preempt-off  faultable: probes run
- *                                                        (6.10 .. 6.12)          preemptible (we pin)
+ *                                                        (6.10 .. 6.12)          preemptible (the probe
+ *                                                                                disables preemption)
  *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
  *  struct ftrace_regs           ->regs (a pt_regs)       opaque since 6.13 and in Debian's 6.12:
  *                                                        arch_ftrace_regs()->regs
@@ -74,24 +76,46 @@
 #define GTP_ENDBR64_SIZE	4
 
 /*
- * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
- * call their probes with preemption enabled (they may fault user memory);
- * every other tracepoint, PREEMPT_RT included, calls them preempt-off.
- * Probes that use per-CPU state pin the CPU on the former.
+ * What the kernel writes at boot over the endbr64 of a function it never
+ * calls through a pointer (apply_seal_endbr(), on every CPU): "osp nopl
+ * (%rax)" (66 0f 1f 00) up to 6.14 and in Debian's 6.12, "nopl -42(%rax)"
+ * (0f 1f 40 d6) since.  Both are told apart from code by kprobes.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
+static inline bool gtp_endbr_poison(u32 insn)
 {
-	return tp->ext && tp->ext->faultable;
+	return insn == 0x001f0f66U || insn == 0xd6401f0fU;
 }
+
+/*
+ * Call-depth tracking (retbleed=stuff, CALL_THUNKS from 6.2): every call
+ * shifts a per-CPU depth counter, every return goes through
+ * call_depth_return_thunk.  The counter was pcpu_hot.call_depth (6.2 ..
+ * 6.14, the config option CALL_DEPTH_TRACKING until 6.9), then the per-CPU
+ * variable __x86_call_depth; both are exported.  gtp_call_depth_var() is
+ * its %gs-relative address, as "sarq $5, %gs:var" needs it.
+ */
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || \
+	defined(CONFIG_CALL_DEPTH_TRACKING)
+#include <asm/cpufeature.h>
+#define gtp_call_depth_on()	cpu_feature_enabled(X86_FEATURE_CALL_DEPTH)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#include <asm/nospec-branch.h>
+#define gtp_call_depth_var()	((long)&__x86_call_depth)
 #else
-static inline bool gtp_tp_calls_preemptible(const struct tracepoint *tp)
-{
-	return false;
-}
+#include <asm/current.h>
+#define gtp_call_depth_var()	((long)&pcpu_hot.call_depth)
 #endif
-#define gtp_probe_pin_cpu()	preempt_disable_notrace()
-#define gtp_probe_unpin_cpu()	preempt_enable_notrace()
+#else
+#define gtp_call_depth_on()	false
+#define gtp_call_depth_var()	0L
+#endif
+
+/*
+ * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
+ * call their probes with preemption enabled (they may fault user memory).
+ * The static probe turns preemption off itself, whatever the tracepoint
+ * did (static_probe.c), so no version test is needed.
+ */
 
 /*
  * Kernel lockdown: gtp reads kernel memory (as /proc/kcore does) and

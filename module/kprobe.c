@@ -20,6 +20,12 @@
  * (ftrace_probe.c, entry_ftrace=1, the default): the same hit path for
  * fewer cycles.  Where ftrace cannot, it is a kprobe as any other.
  *
+ * A location in a module's code pins that module from arm to disarm
+ * (mod_pin.c): an ftrace_ops filters on an address, so without the pin
+ * an unloaded function's tracepoint would fire in whatever function a
+ * later module load puts there; kprobes would just go dead.  Either way
+ * "rmmod" now says the module is in use until tstop.
+ *
  * Handlers build frames in a per-CPU scratch area.  Kprobe handlers never
  * nest on one CPU (a probe hit inside a handler is counted as missed by
  * the kprobes core), so one area per CPU is enough.
@@ -43,6 +49,7 @@ struct gtp_kprobe {
 	struct kretprobe krp;	/* krp.kp alone for an entry probe */
 	struct gtp_tp *tp;
 	struct gtp_fprobe *fp;	/* carried by ftrace instead (no kprobe) */
+	struct module *mod;	/* pinned: the probed code's (mod_pin.c) */
 };
 
 static struct gtp_kprobe *gtp_kps;
@@ -94,7 +101,7 @@ static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
 	if (pre == GTP_PRE_HELD)
 		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 	else
-		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
 }
 
 static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -210,10 +217,13 @@ static void gtp_kprobes_unregister(void)
 		if (gk->fp) {
 			gk->tp->missed = gtp_fprobe_detach(gk->fp);
 			gk->fp = NULL;
-			continue;
+		} else {
+			gk->tp->missed = rp->kp.nmissed +
+					 (gk->tp->at_return ? rp->nmissed : 0);
 		}
-		gk->tp->missed = rp->kp.nmissed +
-				 (gk->tp->at_return ? rp->nmissed : 0);
+		/* detached: the probed code may go */
+		gtp_module_put(gk->mod);
+		gk->mod = NULL;
 	}
 }
 
@@ -313,10 +323,20 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 			goto err_unregister;
 		}
 		gk->tp = tp;
+		gk->mod = gtp_module_get_code(tp->addr);
+		if (IS_ERR(gk->mod)) {
+			gk->mod = NULL;
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: its module is still loading or going away\n",
+				    tp->num, (unsigned long long)tp->addr);
+			ret = -ENODEV;
+			goto err_unregister;
+		}
 		if (!tp->at_return)
 			gk->fp = gtp_fprobe_attach(tp);
 		ret = gk->fp ? 0 : register_one(gk, tp);
 		if (ret) {
+			gtp_module_put(gk->mod);
+			gk->mod = NULL;
 			gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %s (error %d)\n",
 				    tp->at_return ? "return " : "", tp->num,
 				    (unsigned long long)tp->addr,
@@ -351,6 +371,23 @@ void gtp_kprobe_disarm(void)
 	/* Waits until no handler of ours runs any more. */
 	gtp_kprobes_unregister();
 	gtp_kprobes_free();
+}
+
+/**
+ * gtp_kprobe_module_user - is @mod's code traced by an armed location?
+ * @mod: a module
+ *
+ * Return: the first such tracepoint's number, or 0.
+ */
+u32 gtp_kprobe_module_user(const struct module *mod)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (i = 0; i < gtp_nused; i++)
+		if (gtp_kps[i].mod == mod)
+			return gtp_kps[i].tp->num;
+	return 0;
 }
 
 void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled)

@@ -2,32 +2,50 @@
 /*
  * kstack.c - "collect $kstack": the kernel's own unwinder at a hit.
  *
- * A kprobe hit has the probed context's registers, and
- * stack_trace_save_regs() unwinds from them (ORC on Debian's kernels), as
- * ftrace's stacktrace trigger does on a kprobe event; the first address is
- * the probed address.  A return hit unwinds from the return handler's
+ * A kprobe hit has the probed context's registers, and the kernel's
+ * unwinder (ORC on Debian's kernels) walks from them, as ftrace's
+ * stacktrace trigger does on a kprobe event; the first address is the
+ * probed address.  A return hit unwinds from the return handler's
  * registers, whose ip the kernel has set back to the real return address:
  * the stack starts in the caller.  A static tracepoint hit unwinds from
  * its caller (static_caller_regs()).  The unwinder takes no locks and
  * runs in any context (NMI included).
  *
- * stack_trace_save_regs() is not exported; gtp_ksym() finds it at module
- * init.  Without it, stack_trace_save() from here, less gtp's own frames:
- * whether that gets past gtp's probe entry depends on the kernel.
+ * The walk is arch_stack_walk()'s with registers (what the unexported
+ * stack_trace_save_regs() does), through the unwinder's exported entry
+ * points: unwind_start(), unwind_next_frame(), unwind_get_return_address().
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
-#include <linux/stacktrace.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
 #include <linux/uaccess.h>
+#include <asm/unwind.h>
 
 #include "gtp_glue.h"
-#include "ksym.h"
 #include "tracepoint.h"
 
-static unsigned int (*save_regs)(struct pt_regs *regs, unsigned long *store,
-				 unsigned int size, unsigned int skipnr);
+/* @regs->ip, then the return addresses above it: at most @max. */
+static unsigned int save_regs(struct pt_regs *regs, unsigned long *store,
+			      unsigned int max)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	if (!max)
+		return 0;
+	store[n++] = regs->ip;
+	for (unwind_start(&state, current, regs, NULL);
+	     n < max && !unwind_done(&state); unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		store[n++] = addr;
+	}
+	return n;
+}
+NOKPROBE_SYMBOL(save_regs);
 
 /*
  * A static tracepoint's registers are those its probe was called with
@@ -54,18 +72,16 @@ u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	unsigned long *store = (unsigned long *)buf;
 	struct pt_regs *from = gtp_kprobe_unwind_regs(tp, regs);
 	struct pt_regs caller;
-	unsigned int n, skip = 0;
+	unsigned int n;
 
-	if (!save_regs)
-		goto here;
 	if (tp->is_static) {
 		if (!static_caller_regs(regs, &caller))
 			return 0;
-		return save_regs(&caller, store, max, 0);
+		return save_regs(&caller, store, max);
 	}
 	if (!from)
 		return 0;
-	n = save_regs(from, store, max, 0);
+	n = save_regs(from, store, max);
 	/*
 	 * regs->ip of a kprobe hit is its probe (+ 1 past an int3, + 4 past
 	 * endbr64 on IBT kernels): report the tracepoint's own address, the
@@ -74,19 +90,6 @@ u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	if (n && from == regs)
 		store[0] = tp->addr;
 	return n;
-
-here:
-	n = stack_trace_save(store, max, 0);
-	while (skip < n && within_module(store[skip], THIS_MODULE))
-		skip++;
-	memmove(store, store + skip, (n - skip) * sizeof(*store));
-	return n - skip;
 }
 NOKPROBE_SYMBOL(gtp_kstack);
 
-void gtp_kstack_init(void)
-{
-	save_regs = (void *)gtp_ksym("stack_trace_save_regs");
-	if (!save_regs)
-		pr_info("stack_trace_save_regs not found: $kstack unwinds from the probe handler\n");
-}

@@ -1,71 +1,123 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ksym.c - gtp_ksym(): the address of a kernel symbol, for the few
- * kernel-internal functions and tables gtp needs that are not exported
- * (module_alloc/execmem, set_memory_*, text_poke_*, __bpf_raw_tp).
+ * ksym.c - addresses of the few kernel symbols gtp needs that are not
+ * exported: data it reads (gtp_ksym()) and functions it calls through a
+ * pointer (gtp_kfunc(): executable memory for the JIT, exec_mem.c).
  *
- * kallsyms_lookup_name() itself has not been exported since 5.7.  A kprobe
- * on it, registered only to read kp.addr and removed at once, tells where
- * it is.  On an IBT kernel the kprobe layer puts a probe on a function
- * *after* its endbr64 (arch_adjust_kprobe_addr()), so kp.addr is the
- * function + 4: calling that through a pointer would be an indirect branch
- * to a non-ENDBR instruction, which an IBT-enforcing CPU traps (#CP).  We
- * step back over the endbr64 before we ever call it.  (QEMU's TCG does not
- * enforce IBT, so no guest test can catch this: hence the care here.)
+ * No kernel function is called to find them.  kallsyms_lookup_name() is
+ * not exported, and on a kernel built with IBT (CONFIG_X86_KERNEL_IBT) a
+ * function the kernel itself never calls through a pointer has its
+ * endbr64 overwritten with a NOP at boot (apply_seal_endbr(), on every
+ * CPU): where the CPU enforces IBT an indirect call to it is a
+ * control-protection fault (#CP), an oops at best.  kallsyms_lookup_name is such a function on 6.12.  So the
+ * exported register_kprobe() resolves the name (it looks it up itself)
+ * for a disabled kprobe that is never armed; kp.addr is the address.  For
+ * a data symbol the registration fails (not text), after kp.addr is set.
+ * On IBT kernels the kprobe layer moves a probe on a function past its
+ * endbr64 (or past the NOP a sealed endbr64 became), so kp.addr is then
+ * the function + 4: the symbol's start is found again with sprint_symbol().
+ *
+ * A function is callable through a pointer when the CPU does not enforce
+ * IBT or the function still starts with endbr64; otherwise gtp_kfunc()
+ * refuses it and the feature that wanted it stays off and says why.
+ * tests/ibt/check verifies every name given to gtp_kfunc() against the
+ * seal list of each installed kernel image.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/user_namespace.h>
+#include <asm/cpufeature.h>
 
 #include "kcompat.h"
 #include "ksym.h"
 
-static unsigned long (*gtp_kln)(const char *name);
-
-static unsigned long find_kallsyms_lookup_name(void)
+static bool starts_symbol(unsigned long addr)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	char buf[KSYM_SYMBOL_LEN];
+	char *plus;
+
+	sprint_symbol(buf, addr);
+	plus = strchr(buf, '+');
+	return plus && !strncmp(plus, "+0x0/", 5);
+}
+
+/* Where kallsyms says @name is, or 0 (see the top of the file). */
+static unsigned long resolve(const char *name, bool *text)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,	/* never armed */
+	};
 	unsigned long addr;
 	u32 insn;
 	int ret;
 
 	ret = register_kprobe(&kp);
-	if (ret < 0) {
-		pr_warn("cannot find kallsyms_lookup_name (error %d)\n", ret);
-		return 0;
-	}
+	*text = !ret;
+	if (!ret)
+		unregister_kprobe(&kp);
 	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
+	if (!addr)
+		return 0;
+	/* a function start the kprobe layer stepped over (IBT kernels) */
 	if (GTP_KERNEL_IBT &&
 	    !copy_from_kernel_nofault(&insn, (void *)(addr - 4), 4) &&
-	    insn == GTP_ENDBR64)
-		addr -= 4;
+	    (insn == GTP_ENDBR64 || gtp_endbr_poison(insn)) &&
+	    starts_symbol(addr - 4))
+		return addr - 4;
 	return addr;
 }
 
 /**
- * gtp_ksym - look a kernel symbol up by name
+ * gtp_ksym - the address of a kernel data symbol
  * @name: as in /proc/kallsyms
  *
- * Process context (the first call registers a kprobe and may sleep).
+ * For data gtp reads, never for a function it calls: a name a kprobe could
+ * be placed on (kernel text) is refused, use gtp_kfunc().
  *
- * Return: its address, or 0 when it does not exist (or kallsyms cannot be
- * reached).
+ * Context: process context (registers a kprobe; may sleep).
+ * Return: its address, or 0 when it does not exist or is text.
  */
 unsigned long gtp_ksym(const char *name)
 {
-	unsigned long (*kln)(const char *name) = READ_ONCE(gtp_kln);
+	bool text;
+	unsigned long addr = resolve(name, &text);
 
-	if (!kln) {
-		kln = (void *)find_kallsyms_lookup_name();
-		if (!kln)
-			return 0;
-		WRITE_ONCE(gtp_kln, kln);
+	return text ? 0 : addr;
+}
+
+/**
+ * gtp_kfunc - a non-exported kernel function gtp may call through a pointer
+ * @name: as in /proc/kallsyms
+ * @why:  set to the reason when the answer is NULL
+ *
+ * Context: process context (registers a kprobe; may sleep).
+ * Return: the function, or NULL when it does not exist or this CPU
+ * enforces IBT and the function does not start with endbr64 (its endbr64
+ * was sealed at boot: nothing in the kernel calls it through a pointer).
+ */
+void *gtp_kfunc(const char *name, const char **why)
+{
+	bool text;
+	unsigned long addr = resolve(name, &text);
+	u32 insn;
+
+	if (!addr || !starts_symbol(addr)) {
+		*why = "not found";
+		return NULL;
 	}
-	return kln(name);
+	if (!cpu_feature_enabled(X86_FEATURE_IBT))
+		return (void *)addr;
+	if (copy_from_kernel_nofault(&insn, (void *)addr, 4) ||
+	    insn != GTP_ENDBR64) {
+		*why = "not callable through a pointer on this IBT CPU (no endbr64: sealed)";
+		return NULL;
+	}
+	return (void *)addr;
 }
 
 /**
@@ -74,17 +126,22 @@ unsigned long gtp_ksym(const char *name)
  * For what gtp shows outside gdb's protocol (module parameters): the rule
  * /proc/kallsyms applies (kptr_restrict: 2 hides from everyone, below that
  * CAP_SYSLOG sees them).  kptr_restrict is read, not kallsyms_show_value()
- * called: an unexported function may have lost its ENDBR (IBT sealing) and
- * must not be called through a pointer.  Unresolvable means hidden.
+ * called (not exported; see the top of the file).  Unresolvable means
+ * hidden.
  *
  * Context: process context (the reader's credentials).
  * Return: true if the address may be printed.
  */
 bool gtp_kaddr_visible(void)
 {
-	const int *kptr_restrict = (const int *)gtp_ksym("kptr_restrict");
+	static const int *kptr_restrict;
+	const int *kr = READ_ONCE(kptr_restrict);
 
-	if (!kptr_restrict || READ_ONCE(*kptr_restrict) >= 2)
+	if (!kr) {
+		kr = (const int *)gtp_ksym("kptr_restrict");
+		WRITE_ONCE(kptr_restrict, kr);
+	}
+	if (!kr || READ_ONCE(*kr) >= 2)
 		return false;
 	return ns_capable_noaudit(&init_user_ns, CAP_SYSLOG);
 }

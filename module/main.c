@@ -285,6 +285,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.exec_free		= gtp_exec_free,
 	.exec_want_endbr	= gtp_exec_want_endbr,
 	.exec_return_thunk	= gtp_exec_return_thunk,
+	.exec_call_depth	= gtp_exec_call_depth,
 	.jit_direct		= gtp_jit_direct,
 	.jit_unpin		= gtp_jit_unpin,
 	.kstack			= gtp_kstack,
@@ -301,7 +302,6 @@ static int gtp_glue_init(void)
 	gtp_trace_init();
 	/* Resolve the JIT's executable memory now, not at the first QTDP. */
 	gtp_exec_init();
-	gtp_kstack_init();
 	ret = gtp_kprobe_init();
 	if (ret)
 		return ret;
@@ -341,6 +341,13 @@ static int __init gtp_init(void)
 		proc_remove(gtp_proc);
 		goto err_glue;
 	}
+	/* Outside gtp_mutex: the notifier takes it. */
+	ret = gtp_mod_pin_init();
+	if (ret) {
+		gtp_stream_file_exit();
+		proc_remove(gtp_proc);
+		goto err_glue;
+	}
 	pr_info("ready: gdb -ex 'target remote /proc/gtp'\n");
 	return 0;
 
@@ -357,6 +364,8 @@ static void __exit gtp_exit(void)
 	wake_up_interruptible_all(&gtp_wait);
 	proc_remove(gtp_proc);
 	gtp_stream_file_exit();
+	/* Waits for a running notifier, which takes gtp_mutex. */
+	gtp_mod_pin_exit();
 
 	mutex_lock(&gtp_mutex);
 	gtp_glue_exit();

@@ -6,8 +6,8 @@
  * of gtp_tps with the 'S' flag, or plain but at a marker address, gets the
  * generic probe (static_probe.c) with gtp_static_tp_hit() as its callback,
  * which hands the hit to the tracepoint code (gtp_tp_precheck(), then
- * gtp_tp_hit_held() or gtp_tp_hit(), collect.h) exactly as a kprobe hit is
- * handed over: one fast path for both probe kinds.
+ * gtp_tp_hit_held() or gtp_tp_hit_undecided(), collect.h) exactly as a
+ * kprobe hit is handed over: one fast path for both probe kinds.
  */
 #define pr_fmt(fmt) "gtp: static: " fmt
 
@@ -25,44 +25,54 @@
 
 /*
  * Frames are built in per-CPU scratch space, as for kprobes, but unlike
- * kprobe handlers tracepoint probes nest: an interrupt can hit a
- * tracepoint while this CPU is inside a hit.  So there is one area per
- * interrupt context level (task, softirq, hardirq, NMI); the probe entry
- * (gtp_static_hit()) lets at most one hit run per level and CPU, and drops
- * a recursive one, so the area of the current level is ours.
+ * kprobe handlers tracepoint probes nest: an interrupt, an NMI, or a
+ * kprobe's int3 can hit a tracepoint while this CPU is inside a hit.  So
+ * there is one area per nesting slot (GTP_STATIC_NEST_MAX a CPU): the
+ * probe entry (gtp_static_hit()) gives every hit running on a CPU a slot
+ * of its own, so the area of the hit's slot is its alone.
  */
-static u8 *arm_scratch;		/* nr_cpu_ids * GTP_STATIC_LEVELS areas */
+static u8 *arm_scratch;		/* nr_cpu_ids * GTP_STATIC_NEST_MAX areas */
 static void **arm_handles;
+static struct gtp_tp **arm_tps;	/* whose hits arm_handles[i] delivers */
+static u64 *arm_missed;		/* their hits refused, at detach */
 static unsigned int arm_n;
 
 /*
- * The condition's environment, per CPU and context level like the scratch
- * areas (hits nest across levels), not on the stack, where taking its
- * address costs a stack-protector canary per hit.
+ * The condition's environment, per CPU and nesting slot like the scratch
+ * areas, not on the stack, where taking its address costs a
+ * stack-protector canary per hit.
  */
-static DEFINE_PER_CPU(struct ax_env [GTP_STATIC_LEVELS], arm_env);
+static DEFINE_PER_CPU(struct ax_env [GTP_STATIC_NEST_MAX], arm_env);
 
 /*
  * The same fast path as kprobes (gtp_tp_precheck()): a pure condition is
- * decided before anything else, and a true one is not run again.
+ * decided before anything else, and a true one is not run again.  One the
+ * probe entry decided already (gtp_static_cond_env()) is not run again
+ * either: the hit continues its budget.
  */
 void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 {
 	struct gtp_tp *tp = ctx;
-	unsigned int level = interrupt_context_level();
-	struct ax_env *env = this_cpu_ptr(arm_env) + level;
-	enum gtp_precheck pre;
+	unsigned int slot = gtp_static_regs(regs)->slot;
+	const struct ax_env *pre_env = gtp_static_cond_env(regs);
+	enum gtp_precheck pre = GTP_PRE_HELD;
 	u8 *scratch;
 
-	pre = gtp_tp_precheck(tp, regs, env);
-	if (pre == GTP_PRE_FALSE)
-		return;
+	if (!pre_env) {
+		struct ax_env *env = this_cpu_ptr(arm_env) + slot;
+
+		pre = gtp_tp_precheck(tp, regs, env);
+		if (pre == GTP_PRE_FALSE)
+			return;
+		pre_env = env;
+	}
 	scratch = arm_scratch + ((size_t)smp_processor_id() *
-				 GTP_STATIC_LEVELS + level) * GTP_SCRATCH_SIZE;
+				 GTP_STATIC_NEST_MAX + slot) * GTP_SCRATCH_SIZE;
 	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
+		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, pre_env);
 	else
-		gtp_tp_hit(tp, regs, scratch, GTP_SCRATCH_SIZE);
+		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE,
+				     pre_env);
 }
 
 /*
@@ -111,9 +121,11 @@ int gtp_static_arm(struct gtp_conn *gc)
 	if (!n)
 		return 0;
 	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
-	arm_scratch = vmalloc(array3_size(nr_cpu_ids, GTP_STATIC_LEVELS,
+	arm_tps = kcalloc(n, sizeof(*arm_tps), GFP_KERNEL);
+	arm_missed = kcalloc(n, sizeof(*arm_missed), GFP_KERNEL);
+	arm_scratch = vmalloc(array3_size(nr_cpu_ids, GTP_STATIC_NEST_MAX,
 					  GTP_SCRATCH_SIZE));
-	if (!arm_handles || !arm_scratch) {
+	if (!arm_handles || !arm_tps || !arm_missed || !arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
 		ret = -ENOMEM;
 		goto disarm;
@@ -129,7 +141,7 @@ int gtp_static_arm(struct gtp_conn *gc)
 				    attach_refusal(ret), ret);
 			goto disarm;
 		}
-		arm_n++;
+		arm_tps[arm_n++] = tp;
 	}
 	return 0;
 
@@ -138,13 +150,32 @@ disarm:
 	return ret;
 }
 
+bool gtp_static_module_used(const struct module *mod)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (i = 0; i < arm_n; i++)
+		if (gtp_static_handle_module(arm_handles[i]) == mod)
+			return true;
+	return false;
+}
+
 void gtp_static_disarm(void)
 {
+	unsigned int i;
+
 	lockdep_assert_held(&gtp_mutex);
-	gtp_static_detach_many(arm_handles, arm_n);
+	gtp_static_detach_many(arm_handles, arm_n, arm_missed);
+	for (i = 0; i < arm_n; i++)
+		arm_tps[i]->missed = arm_missed[i];
 	arm_n = 0;
 	kfree(arm_handles);
 	arm_handles = NULL;
+	kfree(arm_tps);
+	arm_tps = NULL;
+	kfree(arm_missed);
+	arm_missed = NULL;
 	vfree(arm_scratch);
 	arm_scratch = NULL;
 }

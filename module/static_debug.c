@@ -43,10 +43,30 @@ static struct {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(dbg.lock),
 };
 
+/*
+ * Capture hits that ran preemptible (static_debug_preemptible): must stay
+ * 0 whatever the kernel calls the probe with (static_probe.c pins).
+ */
+static atomic64_t dbg_preemptible = ATOMIC64_INIT(0);
+
+static int dbg_preemptible_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&dbg_preemptible));
+}
+
+static const struct kernel_param_ops dbg_preemptible_ops = {
+	.get = dbg_preemptible_get,
+};
+module_param_cb(static_debug_preemptible, &dbg_preemptible_ops, NULL, 0400);
+MODULE_PARM_DESC(static_debug_preemptible,
+		 "static_debug capture hits whose callback ran preemptible (must be 0)");
+
 static void dbg_capture_hit(void *ctx, struct pt_regs *regs)
 {
 	unsigned long flags;
 
+	if (preemptible())
+		atomic64_inc(&dbg_preemptible);
 	atomic64_inc(&dbg.hits);
 	/*
 	 * Only try: a hit in NMI (or in an interrupt on this CPU) while the
@@ -206,4 +226,13 @@ void gtp_static_debug_exit(void)
 	lockdep_assert_held(&gtp_mutex);
 	dbg.exiting = true;
 	dbg_off();
+}
+
+/* Under gtp_mutex: the knob's marker (or its JIT image's data) is going. */
+void gtp_static_debug_going(const struct module *mod)
+{
+	lockdep_assert_held(&gtp_mutex);
+	if ((dbg.handle && gtp_static_handle_module(dbg.handle) == mod) ||
+	    (dbg.prog && ax_jit_holds(dbg.prog, mod)))
+		dbg_off();
 }

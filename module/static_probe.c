@@ -30,6 +30,7 @@
 #include <asm/segment.h>
 
 #include "ax.h"
+#include "nest.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
 #include "kcompat.h"
@@ -39,76 +40,77 @@ struct gtp_static_att {
 	struct gtp_marker *m;
 	u64 addr;
 	u32 nargs;
-	bool pin;			/* called preemptible: pin the CPU */
 	void (*hit)(void *ctx, struct pt_regs *regs);
 	void *ctx;
 	u64 (*cond)(struct ax_env *env);	/* gtp_static_entry_fast */
+	atomic_long_t missed;		/* hits refused by the nesting guard */
 };
 
 static LIST_HEAD(all_atts);
 
 /* static_tp_entry.S */
 void gtp_static_entry(void);
-void gtp_static_entry_pinned(void);
 void gtp_static_entry_fast(void);
 void gtp_static_hit(struct gtp_static_regs *sr);
-void gtp_static_hit_pinned(struct gtp_static_regs *sr);
 bool gtp_static_cond_false(struct gtp_static_regs *sr);
 
 /*
- * Recursion guard.  A hit's own work can fire a tracepoint: every
- * kernel-mode page fault fires exceptions:page_fault_kernel, including
- * the faults our nofault reads take, so a condition that reads a bad
- * pointer on that event would re-enter itself until the stack overflows.
- * Hits nest on a CPU strictly LIFO, so the per-CPU word holds the context
- * (interrupt bits of preempt_count, + 1) of the innermost hit running: a
- * hit from the same context is a recursion and returns at once, while an
- * interrupt (other bits) still nests.  The callbacks (static_arm.c
- * scratch areas, static_debug.c) rely on this: one hit per context level
- * per CPU.  Cheaper than interrupt_context_level() and a flag per level.
+ * Nesting (core/nest.h): a hit's slot on its CPU indexes the callbacks'
+ * per-CPU areas (static_arm.c's scratch and environment).  A hit's own
+ * recursion (every kernel-mode page fault fires
+ * exceptions:page_fault_kernel, a condition reading a bad pointer there
+ * would re-enter itself until the stack overflows) and a hit past
+ * GTP_STATIC_NEST_MAX are refused and counted in att->missed.
  */
-static DEFINE_PER_CPU(unsigned int, gtp_static_owner);
+static DEFINE_PER_CPU(struct gtp_nest, gtp_static_nest);
 
 /*
  * The trampoline's C half: complete the register block and call the hit.
- * Runs inside the tracepoint with preemption off; must not sleep.
+ * Runs inside the tracepoint; must not sleep.  Preemption goes off here
+ * whatever the tracepoint did (faultable tracepoints call their probes
+ * preemptible): the slot, the per-CPU areas and the CPU's frame ring stay
+ * this hit's from claim to release.
  */
 void notrace gtp_static_hit(struct gtp_static_regs *sr)
 {
-	const struct gtp_static_att *att = (void *)sr->regs.di;
-	unsigned int prev = this_cpu_read(gtp_static_owner);
-	unsigned int me = (preempt_count() &
-			   (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK)) + 1;
+	struct gtp_static_att *att = (void *)sr->regs.di;
+	struct gtp_nest *nest;
+	u32 ctx, prev;
+	int slot;
 
-	/*
-	 * Read and write need not be atomic: an interrupt in between nests
-	 * and restores the word before it returns.
-	 */
-	if (unlikely(prev == me))
-		return;
-	this_cpu_write(gtp_static_owner, me);
-	barrier();	/* claimed before anything can fire a tracepoint */
+	preempt_disable_notrace();
+	nest = this_cpu_ptr(&gtp_static_nest);
+	ctx = (preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK)) + 1;
+	slot = gtp_nest_enter(nest, ctx, GTP_STATIC_NEST_MAX, &prev);
+	if (unlikely(slot < 0)) {
+		atomic_long_inc(&att->missed);
+		goto out;
+	}
 	/* The frame is "at" the marker, as if __traceiter_EVENT ran. */
 	sr->regs.ip = att->addr;
 	sr->regs.cs = __KERNEL_CS;
 	sr->regs.ss = __KERNEL_DS;
 	sr->nargs = att->nargs;
+	sr->slot = slot;
+	/* only gtp_static_entry_fast calls us with a condition, which held */
+	sr->cond_held = att->cond != NULL;
 	/* gdb's tracepoints: a direct call, no retpoline on the hot path */
 	if (likely(att->hit == gtp_static_tp_hit))
 		gtp_static_tp_hit(att->ctx, &sr->regs);
 	else
 		att->hit(att->ctx, &sr->regs);
-	barrier();
-	this_cpu_write(gtp_static_owner, prev);
+	gtp_nest_exit(nest, prev);
+out:
+	preempt_enable_notrace();
 }
 
 /*
  * gtp_static_entry_fast's C half: only rdi, rsi, rdx, rcx, r8..r11 are in
  * @sr yet, and the attach made sure att->cond reads nothing else, no
  * memory, and can fail in nothing: no fault, so no tracepoint can fire
- * inside and no recursion guard is needed; its environment lives in the
- * entry's frame, right after @sr.  True: the hit goes on (and the full
- * path decides the condition again, with everything in place).
+ * inside and no nesting guard is needed; its environment lives in the
+ * entry's frame, right after @sr.  True: the hit goes on, and continues
+ * that environment's step budget (gtp_static_cond_env()).
  */
 bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
 {
@@ -117,26 +119,20 @@ bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
 
 	env->regs = &sr->regs;
 	env->steps = AX_STEP_BUDGET;
+	env->faults = 0;
 	env->err = 0;
 	return !att->cond(env) && !env->err;
 }
 
-/*
- * Faultable tracepoints (the syscall ones on newer kernels, kcompat.h)
- * call their probes preemptible: the hit uses per-CPU scratch and the
- * CPU's ring from reserve to commit, so it runs with the CPU pinned.
- */
-void notrace gtp_static_hit_pinned(struct gtp_static_regs *sr)
+const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs)
 {
-	gtp_probe_pin_cpu();
-	gtp_static_hit(sr);
-	gtp_probe_unpin_cpu();
+	const struct gtp_static_regs *sr = gtp_static_regs(regs);
+
+	return sr->cond_held ? (const struct ax_env *)(sr + 1) : NULL;
 }
 
 static void *entry_of(const struct gtp_static_att *att)
 {
-	if (att->pin)
-		return gtp_static_entry_pinned;
 	return att->cond ? gtp_static_entry_fast : gtp_static_entry;
 }
 
@@ -196,7 +192,6 @@ int gtp_static_attach_cond(u64 addr,
 		goto err_unlock;
 	att->m = m;
 	att->nargs = m->nargs;
-	att->pin = gtp_tp_calls_preemptible(m->tp);
 	ret = tracepoint_probe_register(m->tp, entry_of(att), att);
 	if (ret)
 		goto err_put;
@@ -232,7 +227,7 @@ static void release_att(struct gtp_static_att *att)
 	kfree(att);
 }
 
-void gtp_static_detach_many(void **handles, unsigned int n)
+void gtp_static_detach_many(void **handles, unsigned int n, u64 *missed)
 {
 	unsigned int i;
 
@@ -245,14 +240,26 @@ void gtp_static_detach_many(void **handles, unsigned int n)
 	mutex_unlock(&gtp_static_mutex);
 	/* SRCU + RCU: every probe call that could see an att has returned. */
 	tracepoint_synchronize_unregister();
-	for (i = 0; i < n; i++)
-		if (handles[i])
-			release_att(handles[i]);
+	for (i = 0; i < n; i++) {
+		struct gtp_static_att *att = handles[i];
+
+		if (missed)
+			missed[i] = att ? atomic_long_read(&att->missed) : 0;
+		if (att)
+			release_att(att);
+	}
+}
+
+struct module *gtp_static_handle_module(void *handle)
+{
+	const struct gtp_static_att *att = handle;
+
+	return att->m->mod;
 }
 
 void gtp_static_detach(void *handle)
 {
-	gtp_static_detach_many(&handle, 1);
+	gtp_static_detach_many(&handle, 1, NULL);
 }
 
 unsigned int gtp_static_nr_attached(void)

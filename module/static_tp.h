@@ -88,8 +88,12 @@ int gtp_static_attach_cond(u64 addr,
 				 (1u << 9) | (1u << 10) | (1u << 11))
 /* Unregister; after it returns no hit callback of @handle is running. */
 void gtp_static_detach(void *handle);
-/* Several detaches, one grace period: the handles are freed. */
-void gtp_static_detach_many(void **handles, unsigned int n);
+/*
+ * Several detaches, one grace period: the handles are freed.  @missed, if
+ * not NULL, gets for each the hits the nesting guard refused (recursion,
+ * nested too deep: static_probe.c).
+ */
+void gtp_static_detach_many(void **handles, unsigned int n, u64 *missed);
 
 /* The marker's field names for the consumer's definitions. */
 int gtp_static_sdata_fields(u64 addr, char *buf, size_t size);
@@ -110,11 +114,19 @@ void gtp_static_disarm(void);
 bool gtp_static_armed(void);
 
 /*
- * Interrupt context levels (interrupt_context_level(): task, softirq,
- * hardirq, NMI).  The probe entry runs at most one hit per level and CPU
- * (static_probe.c), so per-level scratch areas need no other lock.
+ * Hits that may run nested on one CPU (core/nest.h): task, softirq,
+ * hardirq and NMI, or an int3's NMI context in place of one of them.  The
+ * probe entry gives each running hit its own slot below this
+ * (gtp_static_regs(regs)->slot), so per-slot areas need no other lock;
+ * a hit past them is refused and counted (gtp_static_detach_many()).
  */
-#define GTP_STATIC_LEVELS	4
+#define GTP_STATIC_NEST_MAX	4
+
+/*
+ * The environment of the condition gtp_static_attach_cond() decided for
+ * this hit, which held (its steps are the hit's budget so far), or NULL.
+ */
+const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs);
 
 /* static_arm.c: the hit callback of armed tracepoints (ctx: their slot). */
 void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);
@@ -123,6 +135,12 @@ void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);
 unsigned int gtp_static_nr_attached(void);
 
 void gtp_static_debug_exit(void);
+/* mod_pin.c: @mod is forced out; the knob lets go of it */
+void gtp_static_debug_going(const struct module *mod);
+/* Is a static tracepoint of the armed trace on @mod's TRACE_EVENT? */
+bool gtp_static_module_used(const struct module *mod);
+/* The module whose tracepoint @handle is attached to (NULL: vmlinux). */
+struct module *gtp_static_handle_module(void *handle);
 void gtp_static_probe_exit(void);
 
 #endif /* GTP_STATIC_TP_H */

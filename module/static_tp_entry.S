@@ -11,7 +11,7 @@
  * Stack frame (struct gtp_static_regs, 184 bytes, see static_data.h):
  *
  *	rsp + 184	return address into the tracepoint caller (= regs.sp)
- *	rsp + 168	nargs, reserved, pad	(filled by gtp_static_hit)
+ *	rsp + 168	nargs, slot, cond_held, pad	(filled by gtp_static_hit)
  *	rsp + 0		struct pt_regs
  *
  * 184 keeps the stack 16-byte aligned at the call (8 mod 16 on entry).
@@ -46,15 +46,9 @@
 #define PT_FLAGS	144
 #define PT_RSP		152
 
-/*
- * Two entries, one body: gtp_static_entry calls gtp_static_hit() (every
- * tracepoint that calls its probes with preemption off), and
- * gtp_static_entry_pinned calls gtp_static_hit_pinned(), which pins the
- * CPU first (faultable tracepoints, kcompat.h).  Chosen at attach, so the
- * common case pays nothing for the rare one.
- */
-.macro GTP_STATIC_ENTRY name, hit
-SYM_FUNC_START(\name)
+	.text
+/* The plain entry: save every register, call gtp_static_hit(). */
+SYM_FUNC_START(gtp_static_entry)
 	ENDBR					/* called through a pointer */
 	subq	$FRAME, %rsp
 	movq	%rdi, PT_RDI(%rsp)
@@ -78,15 +72,10 @@ SYM_FUNC_START(\name)
 	movq	%rax, PT_RSP(%rdi)
 	pushfq
 	popq	PT_FLAGS(%rdi)
-	call	\hit
+	call	gtp_static_hit
 	addq	$FRAME, %rsp
 	RET
-SYM_FUNC_END(\name)
-.endm
-
-	.text
-GTP_STATIC_ENTRY gtp_static_entry, gtp_static_hit
-GTP_STATIC_ENTRY gtp_static_entry_pinned, gtp_static_hit_pinned
+SYM_FUNC_END(gtp_static_entry)
 
 /*
  * The condition first: for a condition that reads only caller-saved
@@ -96,7 +85,8 @@ GTP_STATIC_ENTRY gtp_static_entry_pinned, gtp_static_hit_pinned
  * block as above and take the full hit.  The callee-saved registers are
  * still the caller's after the C call (C ABI), so the block is the same.
  * The frame also holds the condition's struct ax_env (48 bytes at 184),
- * keeping the stack 16-byte aligned at the calls.
+ * keeping the stack 16-byte aligned at the calls; a hit that goes on
+ * continues its step budget (gtp_static_cond_env()).
  */
 #define FRAME_FAST	232
 

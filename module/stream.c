@@ -9,71 +9,110 @@
  * the reader polls on its own timer, and the probe path wakes nobody.
  *
  * Same rules as /proc/gtp: root only, refused under lockdown, one opener.
- * Everything runs under gtp_mutex, which excludes gdb's packets (QTStart
- * resets the ring; tfind walks it) while records are taken and copied.
+ * Records are taken under gtp_mutex, which excludes gdb's packets
+ * (QTStart resets the ring; tfind walks it), into a bounce buffer of the
+ * open file; copy_to_user() runs after gtp_mutex is dropped.  Holding it
+ * across the copy would let a reader whose buffer faults slowly (swap,
+ * userfaultfd, a FUSE-backed mapping) stall gdb, tstop and every other
+ * user of gtp for as long as it likes.  The stream has moved on by then:
+ * a read whose buffer turns out bad returns -EFAULT and those bytes are
+ * lost to that reader.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/uaccess.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
 
 #include "stream.h"
 #include "gtp_glue.h"
 #include "kcompat.h"
+
+/* The most one read() hands out: the bounce buffer's size. */
+#define STREAM_BOUNCE	(128 << 10)
+
+struct stream_file {
+	struct gtp_stream *s;
+	struct mutex rlock;	/* one read at a time: the bounce buffer */
+	u8 *bounce;
+};
 
 static struct proc_dir_entry *stream_proc;
 static atomic_t stream_open_count = ATOMIC_INIT(0);
 
 static int stream_file_open(struct inode *inode, struct file *file)
 {
-	struct gtp_stream *s;
+	struct stream_file *f;
 	int ret;
 
 	ret = gtp_proc_claim(&stream_open_count);
 	if (ret)
 		return ret;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		goto err_unclaim;
+	mutex_init(&f->rlock);
+	f->bounce = kvmalloc(STREAM_BOUNCE, GFP_KERNEL);
+	if (!f->bounce)
+		goto err_free;
 	mutex_lock(&gtp_mutex);
-	s = gtp_stream_open();
+	f->s = gtp_stream_open();
 	mutex_unlock(&gtp_mutex);
-	if (!s) {
-		gtp_proc_unclaim(&stream_open_count);
-		return -ENOMEM;
-	}
-	file->private_data = s;
+	if (!f->s)
+		goto err_free;
+	file->private_data = f;
 	return stream_open(inode, file);
+
+err_free:
+	kvfree(f->bounce);
+	kfree(f);
+err_unclaim:
+	gtp_proc_unclaim(&stream_open_count);
+	return -ENOMEM;
 }
 
 static int stream_file_release(struct inode *inode, struct file *file)
 {
+	struct stream_file *f = file->private_data;
+
 	mutex_lock(&gtp_mutex);
-	gtp_stream_close(file->private_data);
+	gtp_stream_close(f->s);
 	mutex_unlock(&gtp_mutex);
+	kvfree(f->bounce);
+	kfree(f);
 	gtp_proc_unclaim(&stream_open_count);
 	return 0;
 }
 
 static int stream_copy(void *ctx, size_t off, const void *src, size_t n)
 {
-	return copy_to_user((char __user *)ctx + off, src, n) ? -EFAULT : 0;
+	memcpy((u8 *)ctx + off, src, n);
+	return 0;
 }
 
 static ssize_t stream_file_read(struct file *file, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
+	struct stream_file *f = file->private_data;
 	long ret;
 
 	if (!count)
 		return 0;
-	/*
-	 * copy_to_user() under gtp_mutex may fault in the reader's buffer;
-	 * nothing that fault can reach takes gtp_mutex (no mmap here).
-	 */
-	if (mutex_lock_interruptible(&gtp_mutex))
+	count = min_t(size_t, count, STREAM_BOUNCE);
+	if (mutex_lock_interruptible(&f->rlock))
 		return -ERESTARTSYS;
-	ret = gtp_stream_read(file->private_data, stream_copy,
-			      (void __force *)ubuf, count);
+	if (mutex_lock_interruptible(&gtp_mutex)) {
+		mutex_unlock(&f->rlock);
+		return -ERESTARTSYS;
+	}
+	ret = gtp_stream_read(f->s, stream_copy, f->bounce, count);
 	mutex_unlock(&gtp_mutex);
+	/* outside gtp_mutex: this may fault and wait on the reader's memory */
+	if (ret > 0 && copy_to_user(ubuf, f->bounce, ret))
+		ret = -EFAULT;
+	mutex_unlock(&f->rlock);
 	return ret;
 }
 

@@ -24,6 +24,13 @@
  *					ftrace-carried entry probe; flags as
  *					gtp's cheapest: no SAVE_REGS)
  *	echo kprobe-mid > /proc/gtp_test	an empty kprobe at "mid" (below)
+ *	echo nofault-tp > /proc/gtp_test	a kprobe inside
+ *					copy_from_kernel_nofault() (every
+ *					nofault read, gtp's included) whose
+ *					handler fires gtp_test_event(-2, 0):
+ *					a tracepoint fired from a kprobe's
+ *					int3, as a BPF kprobe program's
+ *					trace_printk fires one (test_static)
  *	echo off > /proc/gtp_test	remove them all
  *
  * Reading also prints a second line "mid=0x...": the first instruction after
@@ -119,6 +126,29 @@ static struct kprobe bare_mid_kprobe = {
 static bool bare_mid_on;
 
 /*
+ * nofault-tp: on the instruction after copy_from_kernel_nofault()'s
+ * __fentry__ call, so not carried by ftrace, and with a post-handler, so
+ * never optimized into a jump: the handler always runs in the int3's
+ * (NMI) context.
+ */
+static int nofault_tp_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	trace_gtp_test_event(-2, 0);
+	return 0;
+}
+
+static void nofault_tp_post_handler(struct kprobe *p, struct pt_regs *regs,
+				    unsigned long flags)
+{
+}
+
+static struct kprobe nofault_tp_kprobe = {
+	.pre_handler = nofault_tp_pre_handler,
+	.post_handler = nofault_tp_post_handler,
+};
+static bool nofault_tp_on;
+
+/*
  * gtp_test_function's ftrace location (its __fentry__ call, past endbr64
  * on IBT kernels) is where kprobes put a kprobe on the function itself;
  * "mid" is the instruction after that call.  0 if kprobes refuse.
@@ -136,6 +166,19 @@ static unsigned long find_mid(void)
 	mid_addr = (unsigned long)kp.addr + MCOUNT_INSN_SIZE;
 	unregister_kprobe(&kp);
 	return mid_addr;
+}
+
+static int nofault_tp_register(void)
+{
+	struct kprobe kp = { .symbol_name = "copy_from_kernel_nofault" };
+	int ret = register_kprobe(&kp);
+
+	if (ret)
+		return ret;
+	nofault_tp_kprobe.addr = (kprobe_opcode_t *)((unsigned long)kp.addr +
+						     MCOUNT_INSN_SIZE);
+	unregister_kprobe(&kp);
+	return register_kprobe(&nofault_tp_kprobe);
 }
 
 static void baselines_off(void)
@@ -161,6 +204,12 @@ static void baselines_off(void)
 		bare_mid_kprobe.addr = NULL;
 		bare_mid_kprobe.flags = 0;
 		bare_mid_on = false;
+	}
+	if (nofault_tp_on) {
+		unregister_kprobe(&nofault_tp_kprobe);
+		nofault_tp_kprobe.addr = NULL;
+		nofault_tp_kprobe.flags = 0;
+		nofault_tp_on = false;
 	}
 }
 
@@ -205,6 +254,11 @@ static int baseline_command(const char *cmd)
 		if (!bare_mid_on) {
 			ret = bare_mid_register();
 			bare_mid_on = !ret;
+		}
+	} else if (sysfs_streq(cmd, "nofault-tp")) {
+		if (!nofault_tp_on) {
+			ret = nofault_tp_register();
+			nofault_tp_on = !ret;
 		}
 	} else if (sysfs_streq(cmd, "tpprobe")) {
 		if (!bare_tp_on) {

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """gtpctl - gtp without gdb (python3 standard library only).
 
-The `gtp-ctl` launcher next to this package runs main.main().  One module
-per concept:
+The `gtp-ctl` launcher next to this package runs main.main() in a
+checkout; installed (gdb-scripts/pyproject.toml, package gtptrace-tools)
+`gtp-ctl` is that console entry point.  One module per concept:
 
   main.py        argparse front end; every subcommand module registers
                  itself (SUBCOMMANDS) with register(subparsers)
@@ -17,6 +18,10 @@ per concept:
   bridge.py      stdio's one change to gdb's stream: drop gdb's resends
   plot.py        the plot subcommand: an SVG timeline and histogram
   ksyms.py       kernel addresses as symbol+offset through /proc/kallsyms
+  kallsyms.py    /proc/kallsyms parsed, ELF build ids (shared with gtpgdb)
+  abi.py         what the module and the Python side agree on: version,
+                 special frame addresses, ax_error names, stream records
+                 (checked against the C sources by make check-abi)
   axreloc.py     the kernel addresses inside actions and bytecode
   session.py     a session file: read, write, bind to this boot
   cmd_session.py the save-session and start subcommands

@@ -22,10 +22,16 @@ unbind() turns them into references a session file can keep:
 and bind() puts this boot's addresses back, refusing what it cannot.
 Constants below the kernel half (2*counter1+3 etc.) are left alone.
 """
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 from .ksyms import KERNEL_LOW
 from .trace import TraceError
+
+if TYPE_CHECKING:
+    from .ksyms import Kallsyms
 
 # operand bytes after each opcode (gdb's ax.def; 0x34 printf is variable)
 _IMM = {0x0d: 1, 0x16: 1, 0x20: 2, 0x21: 2, 0x22: 1, 0x23: 2, 0x24: 4, 0x25: 8,
@@ -46,7 +52,7 @@ def _addr_ref(addr, ks, absolutes):
     return "=0x%x" % addr
 
 
-def unbind_bytecode(code, ks, absolutes):
+def unbind_bytecode(code: bytes, ks: Kallsyms, absolutes: set[int]) -> str:
     """Hex of code with kernel-address constants as {32:...}/{64:...}."""
     out, i, n = [], 0, len(code)
     while i < n:
@@ -92,12 +98,12 @@ def _actions(s):
     return out
 
 
-def unbind_text(addr, ks, absolutes):
+def unbind_text(addr: int, ks: Kallsyms, absolutes: set[int]) -> str:
     """{reference} of addr for text that holds it in hex (bind: "%x")."""
     return "{%s}" % _addr_ref(addr, ks, absolutes)
 
 
-def unbind(s, ks, absolutes):
+def unbind(s: str, ks: Kallsyms, absolutes: set[int]) -> str:
     """An action (or 'X' condition) string with its addresses as references."""
     out = []
     try:
@@ -116,7 +122,7 @@ def unbind(s, ks, absolutes):
     return "".join(out)
 
 
-def bind(s, ks, same_boot):
+def bind(s: str, ks: Kallsyms, same_boot: bool) -> str:
     """The inverse of unbind() on this boot: references become addresses.
     TraceError names what cannot be bound."""
     def sub(m):
@@ -140,6 +146,6 @@ def bind(s, ks, same_boot):
     return _REF.sub(sub, s)
 
 
-def refs(s):
+def refs(s: str) -> list[str]:
     """The symbol references in an unbound string."""
     return [m.group(2) for m in _REF.finditer(s) if not m.group(2).startswith("=")]

@@ -25,7 +25,7 @@ _OK = b"$OK#9a"
 class Bridge:
     """Splits gdb's byte stream into packets and single characters."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.partial = b""          # a packet not yet complete
         self.last = None            # last packet forwarded
         self.awaiting_ack = False   # no '+' from gdb since it was forwarded
@@ -35,7 +35,7 @@ class Bridge:
         self.tail = b""             # end of the target's last read
         self.dropped = 0
 
-    def from_gdb(self, data):
+    def from_gdb(self, data: bytes) -> bytes:
         """Bytes of gdb's stream -> the bytes to write to the target."""
         out = []
         buf = self.partial + data
@@ -64,7 +64,7 @@ class Bridge:
         self.partial = buf[i:]
         return b"".join(out)
 
-    def from_target(self, data):
+    def from_target(self, data: bytes) -> bytes:
         """Watch the target's replies for the OK to QStartNoAckMode (which
         may arrive split over two reads)."""
         seen = self.tail + data

@@ -15,12 +15,18 @@ is printed one return address a line, named from /proc/kallsyms when the
 frames come from the live target (a file may be from another boot: its
 addresses stay bare, `gtp-kstack` in gdb names them).
 """
+from __future__ import annotations
+
+import argparse
+from typing import Optional
+
 from . import remote, source, tfile
+from .abi import KSTACK_ADDR
 from .ksyms import Kallsyms
-from .trace import KSTACK_ADDR, REGS32, REGS64, TraceError, reg_offset
+from .trace import REGS32, REGS64, Frame, Trace, TraceError, reg_offset
 
 
-def run_save(args):
+def run_save(args: argparse.Namespace) -> None:
     tr = remote.load(args.target)
     if not tr.frames:
         raise TraceError("%s holds no trace frames (nothing to save)" % args.target)
@@ -47,7 +53,7 @@ def _kstack(data, ksyms, out):
         out.append("    #%-2d 0x%016x%s" % (i, a, " " + name if name else ""))
 
 
-def dump_frame(tr, f, out, ksyms=None):
+def dump_frame(tr: Trace, f: Frame, out: list[str], ksyms: Optional[Kallsyms] = None) -> None:
     f.parse(tr.regsize)
     tp = tr.tracepoints.get(f.tpnum)
     where = (tp.at or "0x%x" % tp.addr) if tp else "?"
@@ -82,7 +88,7 @@ def dump_frame(tr, f, out, ksyms=None):
         out.append("  $%s = %d" % (tr.tsvs.get(num, "tsv%d" % num), val))
 
 
-def run_dump(args):
+def run_dump(args: argparse.Namespace) -> None:
     tr = source.load(args, origins=True)
     if not tr.frames:
         raise TraceError("%s holds no trace frames" % tr.origin)
@@ -101,7 +107,7 @@ def run_dump(args):
     print("\n".join(out))
 
 
-def register(sub, formatter):
+def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("save", help="write the stopped trace's frames as a gdb trace file",
                        description="Read the stopped trace from the target and write "
                        "it as gdb's trace file (what tsave writes): `target tfile OUT` "

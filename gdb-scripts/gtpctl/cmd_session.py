@@ -4,22 +4,29 @@ replay it on any boot of the same kernel build.
 
 save-session reads the definitions from the target (as a reconnecting gdb
 does: qTStatus, qTfV/qTsV, qTfP/qTsP) and writes them with every kernel
-address as symbol+offset (session.py).  start checks the kernel and module
-builds, binds every reference through /proc/kallsyms, and only then talks
-to the target: QTinit, the definitions, QTDisconnected:1 (gtp-ctl exits
-and the trace must go on), QTStart.  Anything refused on the way clears
-the target again (QTinit), so nothing is half-started.
+address as symbol+offset (session.py).  start reads the whole file
+against its grammar (session_read.py), checks the kernel and module
+builds and binds every reference on this boot (session_bind.py), and only
+then talks to the target: QTinit, the definitions, QTDisconnected:1
+(gtp-ctl exits and the trace must go on), QTStart.  A definition the
+target refuses clears it again (QTinit), so nothing is half-started; a
+target that stops answering (--timeout) is reported with the state it was
+left in.
 """
-import sys
+from __future__ import annotations
 
-from . import ksyms, remote
+import argparse
+import sys
+from typing import List
+
+from . import ksyms, remote, session_bind
 from .session import Session
 from .trace import TraceError, parse_status, status_number
 
 
-def run_save_session(args):
+def run_save_session(args: argparse.Namespace) -> None:
     ks = ksyms.Kallsyms()
-    with remote.Remote(args.target) as rem:
+    with remote.Remote(args.target, timeout=args.timeout) as rem:
         st = rem.send("qTStatus")
         if not st.startswith("T"):
             raise TraceError("%s: unexpected trace status %r" % (args.target, st))
@@ -46,20 +53,20 @@ def run_save_session(args):
               % (len(s.tps), len(s.tsvs), args.file))
 
 
-def _load(path):
+def run_start(args: argparse.Namespace) -> None:
+    """gtp-ctl start: check the whole file and bind it to this boot, then
+    (only then) clear the target and download it."""
+    s = Session.read(args.file)
+    packets = session_bind.packets(s)       # every field and symbol, or nothing sent
+    with remote.Remote(args.target, timeout=args.timeout) as rem:
+        _start(rem, args, packets)
+    print("started %d tracepoint(s) from %s; disconnected tracing is on "
+          "(see gtp-ctl status, stop, save)" % (len(s.tps), args.file))
+
+
+def _start(rem: remote.Remote, args: argparse.Namespace, packets: List[str]) -> None:
+    stage = "before"
     try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise TraceError("cannot read %s: %s" % (path, e.strerror or e))
-    return Session.parse(text, path)
-
-
-def run_start(args):
-    s = _load(args.file)
-    s.check_kernel()
-    packets = s.packets(ksyms.Kallsyms())     # every symbol bound, or nothing sent
-    with remote.Remote(args.target) as rem:
         st = rem.send("qTStatus")
         if st.startswith("T1"):
             raise TraceError("a trace is running on %s; stop it first (gtp-ctl stop)"
@@ -68,20 +75,53 @@ def run_start(args):
         if frames and not args.discard:
             raise TraceError("%s holds %d frames of the last trace; save them first "
                              "(gtp-ctl save OUT.tf) or give --discard" % (args.target, frames))
+        stage = "QTinit"
         if rem.send("QTinit") != "OK":
-            raise TraceError("%s refused QTinit" % args.target)
+            raise TraceError("%s refused QTinit; it holds what it held before" % args.target)
+        stage = "defining"
         for pkt in packets + ["QTDisconnected:1", "QTStart"]:
+            stage = "QTStart" if pkt == "QTStart" else stage
             r = rem.send(pkt)
             if r != "OK":
                 why = "".join(rem.console).strip()
-                rem.send("QTinit")
-                raise TraceError("the target refused %s (%s)%s; nothing was started" % (
-                    pkt.split(":")[0], r, ": " + why if why else ""))
-    print("started %d tracepoint(s) from %s; disconnected tracing is on "
-          "(see gtp-ctl status, stop, save)" % (len(s.tps), args.file))
+                raise TraceError("the target refused %s (%s)%s; %s" % (
+                    pkt.split(":")[0], r, ": " + why if why else "", _clear_again(rem)))
+    except remote.RemoteTimeout as e:
+        raise TraceError("%s; %s" % (e, _state_after_timeout(stage, args.target)))
 
 
-def register(sub, formatter):
+def _clear_again(rem: remote.Remote) -> str:
+    """Clear a half-defined target; what state it is left in."""
+    try:
+        if rem.send("QTinit") == "OK":
+            return ("the target is cleared again (QTinit): no tracepoints, nothing was "
+                    "started, and its earlier tracepoints and frames are gone")
+    except TraceError:
+        pass
+    return ("clearing it again failed: it holds part of this session, not started "
+            "(gtp-ctl status shows what; its earlier tracepoints and frames are gone)")
+
+
+def _state_after_timeout(stage: str, target: str) -> str:
+    if stage == "before":
+        return "nothing that changes the trace was sent: %s is as it was" % target
+    if stage == "QTinit":
+        return ("QTinit was sent: %s may have been cleared (its earlier tracepoints "
+                "and frames gone); see gtp-ctl status" % target)
+    if stage == "QTStart":
+        return ("QTStart was sent: the trace may be running with this session "
+                "(gtp-ctl status; gtp-ctl stop)")
+    return ("%s was cleared (QTinit: its earlier tracepoints and frames are gone) and "
+            "holds part of this session, not started; see gtp-ctl status" % target)
+
+
+def _timeout_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeout", type=float, default=remote.DEFAULT_TIMEOUT, metavar="SEC",
+                   help="wait at most SEC seconds for each reply of the target "
+                   "(default %(default)g)")
+
+
+def register(sub: argparse._SubParsersAction, formatter: type) -> None:
     p = sub.add_parser("save-session", help="write the target's tracepoints to a session file",
                        description="Write what the target holds (tracepoints with their "
                        "conditions, actions and source strings, trace state variables, "
@@ -93,20 +133,24 @@ def register(sub, formatter):
                        formatter_class=formatter)
     p.add_argument("file", metavar="FILE", help="the session file ('-': standard output)")
     remote.add_target_argument(p)
+    _timeout_argument(p)
     p.set_defaults(func=run_save_session)
 
     p = sub.add_parser("start", help="download a saved session and start tracing",
-                       description="Resolve every symbol+offset of FILE through "
-                       "/proc/kallsyms on this boot, download the tracepoints and "
-                       "start the trace, with disconnected tracing on (gtp-ctl exits, "
-                       "the trace goes on).  Another kernel build, a missing symbol "
-                       "or module, or a constant that cannot be relocated is refused "
-                       "with its name, before the target is touched; a definition the "
-                       "target refuses clears it again: nothing is half-started.",
+                       description="Check every line of FILE, resolve every "
+                       "symbol+offset through /proc/kallsyms on this boot, download the "
+                       "tracepoints and start the trace, with disconnected tracing on "
+                       "(gtp-ctl exits, the trace goes on).  A malformed or out-of-range "
+                       "field, another kernel or module build, a missing symbol or "
+                       "module line, an offset past its symbol, or an address that "
+                       "cannot be relocated is refused with FILE:LINE, before the "
+                       "target is touched; a definition the target refuses clears it "
+                       "again, and gtp-ctl says so: nothing is half-started.",
                        formatter_class=formatter)
     p.add_argument("file", metavar="FILE", help="a session file from save-session")
     p.add_argument("--discard", action="store_true",
                    help="start even if the target holds frames of an earlier trace "
                    "(they are lost)")
     remote.add_target_argument(p)
+    _timeout_argument(p)
     p.set_defaults(func=run_start)

@@ -19,6 +19,9 @@ always whole; a second Ctrl-C stops at once.
 --from-file replays a raw record stream saved with --save-raw (the proc
 file cannot be copied with cat: its reads never wait).
 """
+from __future__ import annotations
+
+import argparse
 import os
 import signal
 import sys
@@ -142,7 +145,7 @@ def _finish_record(st, fd, raw):
             time.sleep(0.001)
 
 
-def run_stream(args):
+def run_stream(args: argparse.Namespace) -> None:
     if args.duration is not None and args.duration <= 0:
         raise TraceError("--duration must be more than 0 seconds")
     if args.interval <= 0:
@@ -221,7 +224,7 @@ def _summary(st, out_dir, interrupted):
         print("no run started (gtp-ctl start, or tstart in gdb): nothing written")
 
 
-def register(sub, formatter):
+def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("stream", help="write the running trace as CTF, live (babeltrace2)",
                        description="Read the live trace from %s while it runs and "
                        "write it as a CTF 1.8 trace for babeltrace2 (and other CTF "

@@ -5,8 +5,12 @@ The same pictures as gdb's gtp-hist/gtp-count/gtp-stats (summary.py
 prints both), over a tsave'd file or the live target, with KEY in the
 key language of keys.py instead of a gdb expression.
 """
+from __future__ import annotations
+
+import argparse
+
 from . import keys, source, summary
-from .trace import TraceError
+from .trace import Trace, TraceError
 
 EPILOG = keys.__doc__.split("\n", 2)[2]
 
@@ -24,7 +28,7 @@ def _frames(args, trace):
             yield f
 
 
-def collect(args, trace):
+def collect(args: argparse.Namespace, trace: Trace) -> tuple[summary.Collector, int]:
     """(Collector, frames seen) of args.key over the selected frames."""
     key = keys.Key(args.key, trace)
     cond = keys.Cond(args.cond, trace) if args.cond else None
@@ -50,20 +54,20 @@ def _header(name, args, col, seen):
         col.unavailable))
 
 
-def run_hist(args):
+def run_hist(args: argparse.Namespace) -> None:
     linear = summary.linear_option(args.linear, TraceError)
     col, seen = collect(args, source.load(args))
     _header("gtp-hist", args, col, seen)
     print(summary.format_hist(col, linear), end="")
 
 
-def run_count(args):
+def run_count(args: argparse.Namespace) -> None:
     col, seen = collect(args, source.load(args))
     _header("gtp-count", args, col, seen)
     print(summary.format_count(col, args.top or None), end="")
 
 
-def run_stats(args):
+def run_stats(args: argparse.Namespace) -> None:
     col, seen = collect(args, source.load(args))
     _header("gtp-stats", args, col, seen)
     print(summary.format_stats(col), end="")
@@ -78,7 +82,7 @@ def _common(p):
     source.add_arguments(p)
 
 
-def register(sub, formatter):
+def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("hist", help="power-of-two (or linear) histogram of KEY",
                        description="Histogram of KEY over the trace frames, in "
                        "bpftrace's layout: [lo, hi) count |@@@@|.  Frames where KEY "

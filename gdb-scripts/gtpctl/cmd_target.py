@@ -12,11 +12,15 @@ gdb's own remote protocol (bridge.py drops only the packets gdb resends
 while the pipe is still starting).  status and stop speak that protocol
 themselves (remote.py).
 """
+from __future__ import annotations
+
+import argparse
 import os
 import select
 import sys
 
 from . import remote
+from .abi import ax_error_name
 from .bridge import Bridge
 from .trace import TraceError, parse_status, status_number
 
@@ -30,14 +34,7 @@ _REASONS = {
     "terror": "stopped by an error",
 }
 
-# enum ax_error (module/core/ax.h), for the last error of a tracepoint
-AX_ERRORS = ("none", "memory read failed", "division by zero",
-             "step budget exhausted", "trace op failed (frame full)",
-             "register not available", "trace state variable refused",
-             "internal error")
-
-
-def run_stdio(args):
+def run_stdio(args: argparse.Namespace) -> None:
     fd = remote.open_target(args.target)
     inp, out = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
     bridge = Bridge()
@@ -81,7 +78,7 @@ def _reason(text):
     return "unknown"
 
 
-def run_status(args):
+def run_status(args: argparse.Namespace) -> None:
     with remote.Remote(args.target) as rem:
         st = rem.send("qTStatus")
         if not st.startswith("T"):
@@ -119,12 +116,12 @@ def run_status(args):
         if len(c) >= 4:
             line += ", %d errors" % c[2]
             if c[2]:
-                last = AX_ERRORS[c[3]] if c[3] < len(AX_ERRORS) else "error %d" % c[3]
+                last = ax_error_name(c[3])
                 line += " (last: %s)" % last
         print(line)
 
 
-def run_stop(args):
+def run_stop(args: argparse.Namespace) -> None:
     with remote.Remote(args.target) as rem:
         st = rem.send("qTStatus")
         if not st.startswith("T1"):
@@ -140,7 +137,7 @@ def run_stop(args):
               % (_reason(st), status_number(parse_status(st), "tframes")))
 
 
-def register(sub, formatter):
+def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("stdio", help="bridge gdb's remote protocol over stdin/stdout",
                        description="Copy stdin to /proc/gtp and /proc/gtp to stdout, "
                        "so that a gdb elsewhere runs `target remote | ssh root@box "

@@ -29,10 +29,13 @@ Choices that make the writer cheap and the trace easy to read:
     disk is always a complete trace; files starting with '.' are ignored
     by readers, so the temporary file never looks like a stream.
 """
+from __future__ import annotations
+
 import os
 import struct
 import uuid as uuidlib
 from fractions import Fraction
+from typing import Any, Optional, Sequence
 
 MAGIC = 0xC1FC1FC1
 EVENT_HEADER = "<IQ"        # id, timestamp: the start of every event's format
@@ -54,12 +57,12 @@ _INT_CODES = {(8, False): "B", (16, False): "H", (32, False): "I", (64, False): 
               (8, True): "b", (16, True): "h", (32, True): "i", (64, True): "q"}
 
 
-def display_name(name):
+def display_name(name: str) -> str:
     """name with every character outside [A-Za-z0-9_] made '_'."""
     return "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name) or "_"
 
 
-def identifier(name):
+def identifier(name: str) -> str:
     """The TSDL identifier that babeltrace2 shows as display_name(name).
     babeltrace2 strips one leading '_' of a field name (LTTng's way to
     spell a keyword), so a name that starts with '_' or a digit, or is a
@@ -82,12 +85,13 @@ class Field:
     the field just before it (an unsigned integer)."""
     __slots__ = ("name", "bits", "signed", "hex", "seq")
 
-    def __init__(self, name, bits=64, signed=False, hex=False, seq=False):
+    def __init__(self, name: str, bits: int = 64, signed: bool = False, hex: bool = False,
+                 seq: bool = False) -> None:
         if (bits, signed) not in _INT_CODES:
             raise ValueError("unsupported integer size %r" % bits)
         self.name, self.bits, self.signed, self.hex, self.seq = name, bits, signed, hex, seq
 
-    def type_tsdl(self):
+    def type_tsdl(self) -> str:
         return "integer { size = %d; align = 8; signed = %s;%s }" % (
             self.bits, "true" if self.signed else "false", " base = 16;" if self.hex else "")
 
@@ -97,7 +101,7 @@ class EventClass:
     identifiers, unique as babeltrace2 shows them (a second `v` is
     `v_2`)."""
 
-    def __init__(self, cid, name, fields, stream_id=0):
+    def __init__(self, cid: int, name: str, fields: list[Field], stream_id: int = 0) -> None:
         self.id, self.name, self.stream_id = cid, name, stream_id
         self.fields = []
         seen = set()
@@ -114,7 +118,7 @@ class EventClass:
                 raise ValueError("sequence %s needs an unsigned length field before it" % f.name)
         self._structs = {}
 
-    def tsdl(self):
+    def tsdl(self) -> str:
         lines = ["event {",
                  "\tname = %s;" % _tsdl_string(self.name),
                  "\tid = %d;" % self.id,
@@ -130,7 +134,7 @@ class EventClass:
         lines += ["\t};", "};", ""]
         return "\n".join(lines)
 
-    def format(self, counts=()):
+    def format(self, counts: Sequence[int] = ()) -> str:
         """The struct format of a whole event (header included) whose
         sequences hold counts[i] elements (in field order): integers as
         integers, sequences as the raw bytes of their elements."""
@@ -143,7 +147,7 @@ class EventClass:
                 out.append(_INT_CODES[(f.bits, f.signed)])
         return "".join(out)
 
-    def pack(self, ts, values, counts=()):
+    def pack(self, ts: int, values: Sequence[int], counts: Sequence[int] = ()) -> bytes:
         """One event (the general, slower path: a Struct per counts)."""
         st = self._structs.get(counts)
         if st is None:
@@ -156,8 +160,9 @@ class Clock:
     freq) is the clock's value 0 in seconds since the Unix epoch when
     absolute."""
 
-    def __init__(self, name, freq, offset_s=0, offset=0, uuid=None, description=None,
-                 absolute=True):
+    def __init__(self, name: str, freq: int, offset_s: int = 0, offset: int = 0,
+                 uuid: Optional[uuidlib.UUID] = None, description: Optional[str] = None,
+                 absolute: bool = True) -> None:
         self.name, self.freq = identifier(name), int(freq)
         self.offset_s, self.offset = offset_s, offset
         self.uuid = uuid or str(uuidlib.uuid4())
@@ -165,7 +170,7 @@ class Clock:
         self.absolute = absolute
 
     @classmethod
-    def from_sample(cls, name, freq, cycles, epoch_ns, **kw):
+    def from_sample(cls, name: str, freq: int, cycles: int, epoch_ns: int, **kw: Any) -> Clock:
         """The clock whose value `cycles` was sampled at `epoch_ns`
         nanoseconds since the epoch: offset_s + offset is cycle 0, rounded
         to a cycle; offset is never negative (offset_s is the floor)."""
@@ -177,7 +182,7 @@ class Clock:
             offset_s, offset = offset_s + 1, offset - freq
         return cls(name, freq, offset_s, offset, **kw)
 
-    def ns(self, value):
+    def ns(self, value: int) -> int:
         """Nanoseconds since the origin of clock value `value`, as
         babeltrace2 2.0 computes them: each part in double precision,
         truncated.  That is within a nanosecond or two of exact while
@@ -187,7 +192,7 @@ class Clock:
         return (self.offset_s * 10**9 + int(1e9 * float(self.offset) / f)
                 + int(1e9 * float(value) / f))
 
-    def tsdl(self):
+    def tsdl(self) -> str:
         lines = ["clock {",
                  "\tname = %s;" % self.name,
                  "\tuuid = %s;" % _tsdl_string(self.uuid)]
@@ -205,7 +210,7 @@ class Clock:
 class Stream:
     """One data stream file (stream_<instance>): packets in order."""
 
-    def __init__(self, trace, instance):
+    def __init__(self, trace: Trace, instance: int) -> None:
         self.trace = trace
         self.instance = instance
         self.path = os.path.join(trace.path, "stream_%d" % instance)
@@ -214,7 +219,8 @@ class Stream:
         self.discarded = 0
         self.last_ts = None
 
-    def packet(self, ts_begin, ts_end, events, discarded=None, cpu=None):
+    def packet(self, ts_begin: int, ts_end: int, events: bytes, discarded: Optional[int] = None,
+               cpu: Optional[int] = None) -> None:
         """Write one packet: events is the encoded events back to back
         (timestamps within [ts_begin, ts_end], in order); discarded the
         running count of events lost so far in this stream (None: as
@@ -235,14 +241,15 @@ class Stream:
         self.last_ts = ts_end
         tr.bytes_written += content + pad
 
-    def close(self):
+    def close(self) -> None:
         self.file.close()
 
 
 class Trace:
     """A CTF trace being written to directory path (created if needed)."""
 
-    def __init__(self, path, clock, env=None, uuid=None):
+    def __init__(self, path: str, clock: Clock, env: Optional[dict[str, Any]] = None,
+                 uuid: Optional[uuidlib.UUID] = None) -> None:
         self.path = path
         self.clock = clock
         self.env = dict(env or {})
@@ -254,7 +261,7 @@ class Trace:
         os.makedirs(path, exist_ok=True)
         self.write_metadata()
 
-    def event_class(self, name, fields):
+    def event_class(self, name: str, fields: list[Field]) -> EventClass:
         """A new event class; the metadata is rewritten before the next
         packet."""
         ec = EventClass(len(self.classes), name, fields)
@@ -262,13 +269,13 @@ class Trace:
         self.dirty = True
         return ec
 
-    def stream(self, instance):
+    def stream(self, instance: int) -> Stream:
         s = self.streams.get(instance)
         if s is None:
             s = self.streams[instance] = Stream(self, instance)
         return s
 
-    def metadata(self):
+    def metadata(self) -> str:
         parts = ["/* CTF 1.8 */", ""]
         for bits in (8, 16, 32, 64):
             parts.append("typealias integer { size = %d; align = 8; signed = false; } := uint%d_t;"
@@ -315,7 +322,7 @@ class Trace:
         parts += [ec.tsdl() for ec in self.classes]
         return "\n".join(parts)
 
-    def write_metadata(self):
+    def write_metadata(self) -> None:
         """Replace the metadata file at once: a reader sees the old one or
         the new one, never a part."""
         path = os.path.join(self.path, "metadata")
@@ -325,7 +332,7 @@ class Trace:
         os.rename(tmp, path)
         self.dirty = False
 
-    def flush(self):
+    def flush(self) -> None:
         """Push what the streams buffered to the files (a reader looking
         now sees every packet written so far)."""
         if self.dirty:
@@ -333,13 +340,13 @@ class Trace:
         for s in self.streams.values():
             s.file.flush()
 
-    def close(self):
+    def close(self) -> None:
         self.flush()
         for s in self.streams.values():
             s.close()
 
 
-def clear(path):
+def clear(path: str) -> None:
     """Remove what a previous trace left in path (metadata and stream
     files), so a new one does not mix with it; other files stay."""
     try:

@@ -34,10 +34,16 @@ bits signed.  A frame that did not collect what KEY names is
 
 A condition (--if) is "KEY OP NUMBER" with OP one of == != < <= > >=.
 """
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING, Any
 
 from .summary import UNAVAILABLE
 from .trace import REG_NUM, REGS64, RIP, reg_offset
+
+if TYPE_CHECKING:
+    from .trace import Trace
 
 TYPES = {"s8": (1, True), "u8": (1, False), "s16": (2, True), "u16": (2, False),
          "s32": (4, True), "u32": (4, False), "s64": (8, True), "u64": (8, False)}
@@ -87,7 +93,7 @@ def _number(text):
 class Getter:
     """How one tracepoint's frames give the key's value."""
 
-    def __init__(self, kind, arg, size, signed):
+    def __init__(self, kind: str, arg: Any, size: int, signed: bool) -> None:
         self.kind, self.arg, self.size, self.signed = kind, arg, size, signed
 
     def __call__(self, frame, trace):
@@ -252,7 +258,7 @@ def _describe(regs, mems, nx):
 class Key:
     """A compiled KEY: key(frame) -> value or UNAVAILABLE."""
 
-    def __init__(self, text, trace):
+    def __init__(self, text: str, trace: Trace) -> None:
         self.text = text
         self.trace = trace
         term, typ = _split_type(text.strip())
@@ -296,7 +302,7 @@ _OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b,
 class Cond:
     """--if "KEY OP NUMBER": false where KEY is unavailable."""
 
-    def __init__(self, text, trace):
+    def __init__(self, text: str, trace: Trace) -> None:
         m = re.match(r"^\s*(.+?)\s*(==|!=|<=|>=|<|>)\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*$", text)
         if not m:
             raise KeyError_("condition '%s': write KEY OP NUMBER (OP: == != < <= > >=)"

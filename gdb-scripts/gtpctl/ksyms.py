@@ -20,49 +20,42 @@ change with every boot: they have no name, so the caller refuses them (or keeps 
 import bisect
 import os
 import re
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from . import kallsyms
 from .trace import TraceError
 
-KALLSYMS = "/proc/kallsyms"
+KALLSYMS = kallsyms.KALLSYMS
 KERNEL_LOW = 0xffff800000000000     # x86-64: every kernel address is above
 MAX_GAP = 16 << 20                  # farther from a symbol: not its object
 _TOKEN = re.compile(r"^(?:([A-Za-z0-9_.-]+):)?([^\s:#+]+)(?:#(\d+))?\+0x([0-9a-f]+)$")
 
 
 class Kallsyms:
-    def __init__(self, path=KALLSYMS):
+    def __init__(self, path: str = KALLSYMS) -> None:
         self.path = path
-        self.by_name = {}           # (module, name) -> [addr...] in listing order
+        # (module, name) -> [addr...] in listing order; module "" is the kernel
+        self.by_name: Dict[Tuple[str, str], List[int]] = {}
         rows = []                   # (addr, module, name, ordinal)
         try:
-            with open(path) as f:
-                lines = f.read().splitlines()
+            syms = kallsyms.read(path)
         except OSError as e:
             raise TraceError("cannot read %s: %s" % (path, e.strerror or e))
-        nonzero = False
-        for line in lines:
-            parts = line.split()
-            if len(parts) < 3:
-                continue
-            addr = int(parts[0], 16)
-            name = parts[2]
-            mod = parts[3][1:-1] if len(parts) > 3 and parts[3].startswith("[") else ""
-            if addr:
-                nonzero = True
-            if addr < KERNEL_LOW:
-                continue            # per-CPU offsets and the like
-            key = (mod, name)
-            lst = self.by_name.setdefault(key, [])
-            lst.append(addr)
-            rows.append((addr, mod, name, len(lst)))
-        if not nonzero:
+        except kallsyms.AddressesHidden:
             raise TraceError("%s shows no addresses (needs root, and kernel.kptr_restrict "
                              "below 2)" % path)
+        for sym in syms:
+            if sym.addr < KERNEL_LOW:
+                continue            # per-CPU offsets and the like
+            mod = sym.module or ""
+            lst = self.by_name.setdefault((mod, sym.name), [])
+            lst.append(sym.addr)
+            rows.append((sym.addr, mod, sym.name, len(lst)))
         rows.sort(key=lambda r: r[0])
         self.rows = rows
         self.addrs = [r[0] for r in rows]
 
-    def name(self, addr):
+    def name(self, addr: int) -> Optional[str]:
         """addr as 'mod:name#k+0xoff', or None when no symbol covers it."""
         i = bisect.bisect_right(self.addrs, addr) - 1
         if i < 0:
@@ -79,7 +72,7 @@ class Kallsyms:
             name = "%s#%d" % (name, k)
         return "%s%s+0x%x" % (mod + ":" if mod else "", name, off)
 
-    def resolve(self, token):
+    def resolve(self, token: str) -> int:
         """The address of a name() token on this boot; TraceError if none."""
         m = _TOKEN.match(token)
         if not m:
@@ -96,7 +89,7 @@ class Kallsyms:
         return lst[k - 1] + off
 
 
-def modules_of(tokens):
+def modules_of(tokens: Iterable[str]) -> Set[str]:
     """The module names a set of tokens refers to."""
     out = set()
     for t in tokens:
@@ -106,42 +99,20 @@ def modules_of(tokens):
     return out
 
 
-def _note_build_id(data):
-    """The NT_GNU_BUILD_ID of an ELF note section, as hex, or None."""
-    i = 0
-    while i + 12 <= len(data):
-        namesz = int.from_bytes(data[i:i + 4], "little")
-        descsz = int.from_bytes(data[i + 4:i + 8], "little")
-        ntype = int.from_bytes(data[i + 8:i + 12], "little")
-        name_at = i + 12
-        desc_at = name_at + ((namesz + 3) & ~3)
-        if ntype == 3 and data[name_at:name_at + namesz].rstrip(b"\0") == b"GNU":
-            return data[desc_at:desc_at + descsz].hex()
-        i = desc_at + ((descsz + 3) & ~3)
-    return None
+def kernel_build_id() -> Optional[str]:
+    """The running kernel's GNU build id (hex), or None."""
+    return kallsyms.read_build_id("/sys/kernel/notes")
 
 
-def _read_note(path):
-    try:
-        with open(path, "rb") as f:
-            return _note_build_id(f.read())
-    except OSError:
-        return None
-
-
-def kernel_build_id():
-    return _read_note("/sys/kernel/notes")
-
-
-def module_build_id(mod):
+def module_build_id(mod: str) -> Optional[str]:
     """None when the module is not loaded; '-' when it has no build id."""
     d = "/sys/module/%s" % mod
     if not os.path.isdir(d):
         return None
-    return _read_note(os.path.join(d, "notes", ".note.gnu.build-id")) or "-"
+    return kallsyms.read_build_id(os.path.join(d, "notes", ".note.gnu.build-id")) or "-"
 
 
-def boot_id():
+def boot_id() -> str:
     try:
         with open("/proc/sys/kernel/random/boot_id") as f:
             return f.read().strip()

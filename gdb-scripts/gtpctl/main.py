@@ -7,8 +7,11 @@ one module and one line in SUBCOMMANDS.  Errors a user can fix
 (TraceError, KeyError_) print "gtp-ctl: ..." and exit 1; usage errors
 exit 2 (argparse).
 """
+from __future__ import annotations
+
 import argparse
 import sys
+from typing import Optional
 
 from . import cmd_frames, cmd_session, cmd_stream, cmd_summary, cmd_target, plot
 from .keys import KeyError_
@@ -21,7 +24,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gtp-ctl",
         description="gtp without gdb: look at a trace saved with gdb's tsave, or "
@@ -38,7 +41,7 @@ def parser():
     return p
 
 
-def main(argv=None):
+def main(argv: Optional[list[str]] = None) -> int:
     args = parser().parse_args(argv)
     try:
         args.func(args)

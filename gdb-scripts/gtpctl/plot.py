@@ -16,12 +16,16 @@ shape-rendering="crispEdges"):
 The constants below are the layout; tests/hist/test_plot.py reads the
 rendered screenshot with them.
 """
+from __future__ import annotations
+
+import argparse
 import html
+from typing import Optional
 
 from . import keys, source, summary
 from .cmd_summary import EPILOG
 from .summary import UNAVAILABLE
-from .trace import TraceError
+from .trace import Frame, Trace, TraceError
 
 WIDTH, HEIGHT = 1000, 660
 LEFT, RIGHT = 90, 970                 # plot area, both panels
@@ -64,7 +68,8 @@ def _axes(top, bottom):
             % (LEFT, top, LEFT, bottom, AXIS_COLOUR)]
 
 
-def timeline(trace, frames, tkey, ckey):
+def timeline(trace: Trace, frames: list[Frame], tkey: keys.Key,
+             ckey: Optional[keys.Key]) -> list[str]:
     """SVG elements of the timeline panel."""
     pts = []
     for f in frames:
@@ -122,7 +127,8 @@ def timeline(trace, frames, tkey, ckey):
     return out
 
 
-def histogram(col, key_text, linear):
+def histogram(col: summary.Collector, key_text: str,
+              linear: Optional[summary.Linear]) -> list[str]:
     rows = summary.hist_rows(col, linear)
     bars = [(label, n, BAR_COLOUR) for label, n, _ in rows]
     if col.unavailable:
@@ -153,7 +159,9 @@ def histogram(col, key_text, linear):
     return out
 
 
-def render(trace, key_text, linear=None, tsel=None, csel=None, tp=None):
+def render(trace: Trace, key_text: str, linear: Optional[summary.Linear] = None,
+           tsel: Optional[str] = None, csel: Optional[str] = None,
+           tp: Optional[int] = None) -> str:
     frames = [f for f in trace.frames if tp is None or f.tpnum == tp]
     if not frames:
         raise TraceError("%s holds no trace frames%s" % (
@@ -175,7 +183,7 @@ def render(trace, key_text, linear=None, tsel=None, csel=None, tp=None):
             % (WIDTH, HEIGHT, WIDTH, HEIGHT, "\n".join(body)))
 
 
-def run(args):
+def run(args: argparse.Namespace) -> None:
     linear = summary.linear_option(args.linear, TraceError)
     if not args.out.endswith((".svg", ".html", ".htm")):
         raise TraceError("%s: the output name must end in .svg or .html" % args.out)
@@ -192,7 +200,7 @@ def run(args):
     print("gtp-ctl plot: wrote %s" % args.out)
 
 
-def register(sub, formatter):
+def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("plot", help="draw a per-CPU timeline and a histogram (SVG/HTML)",
                        description="Draw the frames as a per-CPU timeline and KEY as a "
                        "histogram, into OUT (.svg or .html), readable in any browser.  "

@@ -3,7 +3,14 @@
 
 Remote is a minimal client: $packet#checksum out, one reply back (the
 stub's '+' acknowledgements skipped, run-length encoding and '}' escapes
-decoded).  It asks for no-ack mode first, as gdb does.
+decoded).  It asks for no-ack mode first, as gdb does.  It sends only
+packets check_packet() passes: printable ASCII without the framing's
+'$', '#', '}' and '*', at most the target's packet size (none of the
+packets gtp-ctl sends carries binary data; text travels hex-encoded), so
+no field can end a packet early and smuggle in another.  Every reply is
+waited for at most `timeout` seconds (poll(), which /proc/gtp supports):
+RemoteTimeout names the packet, and the connection is closed (its replies
+can no longer be paired with its requests).
 
 load() reads a stopped trace the way gdb's tsave does: qTStatus, the
 trace state variables (qTfV/qTsV), the tracepoint definitions with their
@@ -11,13 +18,42 @@ source strings (qTfP/qTsP), then the frames in trace-file format
 (qTBuffer:offset,length until 'l') and the target description, so a live
 trace and a tsave'd file become the same Trace.
 """
+from __future__ import annotations
+
+import argparse
 import errno
 import os
 import re
+import select
+import time
+from typing import List, Optional
 
 from .trace import Trace, TraceError
 
 DEFAULT_TARGET = "/proc/gtp"
+DEFAULT_TIMEOUT = 120.0     # seconds per reply: a debug kernel under TCG is slow
+PACKET_MAX = 0x3fff         # the stub's PacketSize (module/core/rsp.h)
+_FRAMING = frozenset("$#}*")
+
+
+class RemoteTimeout(TraceError):
+    """No reply within the timeout; .packet is what went unanswered."""
+
+    def __init__(self, msg: str, packet: str):
+        super().__init__(msg)
+        self.packet = packet
+
+
+def check_packet(pkt: str) -> None:
+    """TraceError unless pkt can go on the wire as it is: printable ASCII,
+    none of the framing characters, at most PACKET_MAX bytes."""
+    for i, c in enumerate(pkt):
+        if c in _FRAMING or not " " <= c <= "~":
+            raise TraceError("%r at %d of packet %s... would corrupt the packet framing"
+                             % (c, i, pkt[:24]))
+    if len(pkt) > PACKET_MAX:
+        raise TraceError("a %s packet of %d bytes is longer than the target's %d"
+                         % (pkt.split(":")[0], len(pkt), PACKET_MAX))
 _PKT = re.compile(rb"\$([^#$]*)#([0-9a-fA-F]{2})")
 
 
@@ -43,13 +79,13 @@ def _decode(raw):
     return bytes(out)
 
 
-def add_target_argument(p):
+def add_target_argument(p: argparse.ArgumentParser) -> None:
     """--target PATH, for the subcommands that talk to a live target."""
     p.add_argument("--target", default=DEFAULT_TARGET, metavar="PATH",
                    help="the gtp device (default %(default)s)")
 
 
-def open_proc(path, flags, busy, missing):
+def open_proc(path: str, flags: int, busy: str, missing: str) -> int:
     """os.open of one of gtp's proc files, or TraceError saying why not:
     busy and missing are the texts for EBUSY and ENOENT ("%s": path)."""
     try:
@@ -65,7 +101,7 @@ def open_proc(path, flags, busy, missing):
         raise TraceError("cannot open %s: %s" % (path, e.strerror))
 
 
-def open_target(path=DEFAULT_TARGET):
+def open_target(path: str = DEFAULT_TARGET) -> int:
     """An O_RDWR descriptor of the target, or TraceError saying why not."""
     return open_proc(path, os.O_RDWR,
                      "%s is busy: a gdb (or another gtp-ctl) has it open; "
@@ -74,44 +110,56 @@ def open_target(path=DEFAULT_TARGET):
 
 
 class Remote:
-    def __init__(self, path=DEFAULT_TARGET):
+    def __init__(self, path: str = DEFAULT_TARGET, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = path
-        self.fd = open_target(path)
+        self.timeout = timeout
+        self.fd: Optional[int] = open_target(path)
         self.ack = True
         self.pending = b""
-        self.console = []      # 'O' text the target sent, oldest first
-        if self.send("QStartNoAckMode") == "OK":
-            self.ack = False
+        self.console: List[str] = []    # 'O' text the target sent, oldest first
+        try:
+            if self.send("QStartNoAckMode") == "OK":
+                self.ack = False
+        except TraceError:
+            self.close()
+            raise
 
-    def close(self):
+    def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Remote":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def send(self, pkt):
+    def send(self, pkt: str) -> str:
         """Send pkt; its reply.  Console output ('O' + hex, as gdb's
-        console shows it) that comes first goes to self.console."""
+        console shows it) that comes first goes to self.console.
+        TraceError if pkt cannot be framed (check_packet) or the
+        connection is closed; RemoteTimeout if no reply comes in time."""
+        check_packet(pkt)
+        if self.fd is None:
+            raise TraceError("%s: the connection is closed" % self.path)
         raw = pkt.encode()
         os.write(self.fd, b"$" + raw + b"#%02x" % (sum(raw) & 0xff))
+        deadline = time.monotonic() + self.timeout
         while True:
-            reply = self._receive()
+            reply = self._receive(pkt, deadline)
             if reply.startswith("O") and reply != "OK" and _is_hex(reply[1:]):
                 self.console.append(bytes.fromhex(reply[1:]).decode(errors="replace"))
                 continue
             return reply
 
-    def _receive(self):
+    def _receive(self, pkt: str, deadline: float) -> str:
         data = self.pending
         while True:
             m = _PKT.search(data)
             if m:
                 break
+            self._wait_readable(pkt, deadline)
             chunk = os.read(self.fd, 65536)
             if not chunk:
                 raise TraceError("%s closed the connection" % self.path)
@@ -121,8 +169,20 @@ class Remote:
             os.write(self.fd, b"+")
         return _decode(m.group(1)).decode("latin-1")
 
+    def _wait_readable(self, pkt: str, deadline: float) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        while True:
+            left = deadline - time.monotonic()
+            if left > 0 and poller.poll(int(left * 1000) + 1):
+                return
+            if left <= 0:
+                self.close()
+                raise RemoteTimeout("%s did not answer %s within %g s" % (
+                    self.path, pkt.split(":")[0], self.timeout), pkt)
 
-def list_pieces(rem, first, nxt):
+
+def list_pieces(rem: Remote, first: str, nxt: str) -> List[str]:
     out = []
     r = rem.send(first)
     while r and r != "l":
@@ -146,7 +206,7 @@ def _frame_origins(rem, tr):
         f.ns = ticks * 1000000 // khz if khz else None
 
 
-def target_description(rem):
+def target_description(rem: Remote) -> List[str]:
     """The target description XML as lines (qXfer:features:read), or []."""
     xml = ""
     while True:
@@ -158,7 +218,7 @@ def target_description(rem):
             return xml.splitlines()
 
 
-def load(path=DEFAULT_TARGET, origins=False):
+def load(path: str = DEFAULT_TARGET, origins: bool = False) -> Trace:
     """The stopped trace on the target at path, as a Trace; with origins,
     each frame's CPU and time too (one packet per frame)."""
     with Remote(path) as rem:

@@ -4,7 +4,9 @@
 save-session writes what the target holds (tracepoints, their conditions,
 actions and source strings, trace state variables, buffer size and mode,
 disconnected tracing) with every kernel address unbound (axreloc.py,
-ksyms.py); start binds it again on this boot and downloads it.  The file:
+ksyms.py); start reads it back field by field (session_read.py, the
+grammar in session_grammar.py), binds it on this boot (session_bind.py)
+and downloads it.  The file:
 
     gtp-session 1
     kernel 6.1.0-56-amd64 build-id 8f0e...      refuse any other build
@@ -12,7 +14,7 @@ ksyms.py); start binds it again on this boot and downloads it.  The file:
     module gtp_test build-id 41aa...            every module referred to
     buffer size 0x100000 circular 0
     disconnected 0
-    tsv 1 initial 0x0 builtin 0 name gtp_stop
+    tsv 1 initial 0 builtin 0 name gtp_stop
     tracepoint 1 at gtp_test:gtp_test_function+0x0 enabled step 0 pass 0
       cond X12,26000524{32:gtp_test:gtp_test_calls+0x0}162019...
       action R1ff
@@ -23,25 +25,37 @@ Lines starting with '#' are comments.  Source strings are the text gdb
 sent (QTDPsrc), one per line; 'hex:' marks one that is not plain text,
 and the location of `trace *ADDR` is kept as "*0x{symbol+offset}".
 """
+from __future__ import annotations
+
 import os
 import re
+from typing import Dict, List, Optional, Tuple
 
-from . import axreloc, ksyms
+from . import axreloc, ksyms, session_read
+from .session_grammar import VERSION
 from .trace import TraceError, parse_status, status_number
-
-VERSION = "1"
 
 
 class TracepointDef:
-    def __init__(self, num, at, enabled=True, step=0, passcount=0):
+    def __init__(self, num: int, at: str, enabled: bool = True, step: int = 0,
+                 passcount: int = 0):
         self.num, self.at = num, at
         self.enabled, self.step, self.passcount = enabled, step, passcount
         self.static = False
-        self.cond = None          # "X<len>,<template>"
-        self.actions = []         # unbound action strings
-        self.sources = []         # (type, start, text)
+        self.cond: Optional[str] = None         # "X<len>,<template>"
+        self.actions: List[str] = []            # unbound action strings
+        self.sources: List[Tuple[str, int, str]] = []   # (type, start, text)
+        # read from a file (session_read.py): the parsed fields, their lines
+        self.line = 0
+        self.cond_line = 0
+        self.cond_parsed = None
+        self.action_lines: List[int] = []
+        self.actions_parsed: list = []
+        self.source_lines: List[int] = []
+        self.source_refs: list = []
+        self.src_bytes = 0
 
-    def bytecode_strings(self):
+    def bytecode_strings(self) -> List[str]:
         """The condition and actions: where axreloc references live."""
         return ([self.cond] if self.cond else []) + self.actions
 
@@ -49,21 +63,30 @@ class TracepointDef:
 class Session:
     def __init__(self):
         self.release = self.build_id = self.boot = None
-        self.modules = {}         # name -> build id ('-' when none)
-        self.buffer_size = None   # None: the target's default
+        self.modules: Dict[str, str] = {}       # name -> build id
+        self.buffer_size: Optional[int] = None  # None: the target's default
         self.circular = False
         self.disconnected = False
-        self.tsvs = []            # (num, initial, builtin, name)
-        self.tps = []
-        self.absolutes = []       # addresses no symbol covers
+        self.tsvs: List[Tuple[int, int, int, str]] = []   # (num, initial, builtin, name)
+        self.tps: List[TracepointDef] = []
+        self.absolutes: List[int] = []          # addresses no symbol covers
+        self.origin = "<session>"               # the file it was read from
+        self.lines: Dict[str, int] = {}         # "kernel", "module NAME"... -> line
+        self.tsv_lines: List[int] = []
 
     # -- from the target ---------------------------------------------------
 
     @classmethod
-    def from_target(cls, status, tsv_pieces, tp_pieces, ks):
+    def from_target(cls, status: str, tsv_pieces: List[str], tp_pieces: List[str],
+                    ks: ksyms.Kallsyms) -> "Session":
+        """The session the target holds; TraceError if start could not
+        replay it (a kernel or module without a build id)."""
         s = cls()
         s.release = _release()
-        s.build_id = ksyms.kernel_build_id() or "-"
+        s.build_id = ksyms.kernel_build_id()
+        if not s.build_id:
+            raise TraceError("this kernel has no build id (/sys/kernel/notes): start "
+                             "could not tell its builds apart")
         s.boot = ksyms.boot_id()
         f = parse_status(status)
         s.buffer_size = status_number(f, "tsize") or None
@@ -79,7 +102,11 @@ class Session:
         refs = [tp.at for tp in s.tps]
         refs += [r for tp in s.tps for x in tp.bytecode_strings() for r in axreloc.refs(x)]
         for mod in sorted(ksyms.modules_of(refs)):
-            s.modules[mod] = ksyms.module_build_id(mod) or "-"
+            bid = ksyms.module_build_id(mod)
+            if bid in (None, "-"):
+                raise TraceError("module %s has no build id (or is gone): start could not "
+                                 "tell its builds apart" % mod)
+            s.modules[mod] = bid
         return s
 
     def _add_piece(self, piece, ks, by_num):
@@ -116,7 +143,7 @@ class Session:
 
     # -- the file ----------------------------------------------------------
 
-    def format(self):
+    def format(self) -> str:
         out = ["# gtp session (gtp-ctl save-session); replay: gtp-ctl start FILE",
                "gtp-session " + VERSION,
                "kernel %s build-id %s" % (self.release, self.build_id),
@@ -145,120 +172,18 @@ class Session:
         return "\n".join(out) + "\n"
 
     @classmethod
-    def parse(cls, text, origin):
-        s = cls()
-        tp = None
-        ended = False
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            w = line.split()
-            try:
-                if line.startswith("  ") and tp is not None:
-                    if w[0] == "cond":
-                        tp.cond = w[1]
-                    elif w[0] == "action":
-                        tp.actions.append(w[1])
-                    elif w[0] == "source":
-                        tp.sources.append((w[1], int(w[2]), line.split(None, 3)[3]
-                                           if len(w) > 3 else ""))
-                    else:
-                        raise ValueError
-                    continue
-                tp = None
-                if w[0] == "gtp-session":
-                    if w[1] != VERSION:
-                        raise TraceError("%s: session format %s, this gtp-ctl reads %s"
-                                         % (origin, w[1], VERSION))
-                elif w[0] == "kernel":
-                    s.release, s.build_id = w[1], w[3]
-                elif w[0] == "boot":
-                    s.boot = w[1]
-                elif w[0] == "module":
-                    s.modules[w[1]] = w[3]
-                elif w[0] == "buffer":
-                    s.buffer_size = None if w[2] == "default" else int(w[2], 16)
-                    s.circular = w[4] == "1"
-                elif w[0] == "disconnected":
-                    s.disconnected = w[1] == "1"
-                elif w[0] == "tsv":
-                    s.tsvs.append((int(w[1]), int(w[3]), int(w[5]), w[7]))
-                elif w[0] == "tracepoint":
-                    tp = TracepointDef(int(w[1]), w[3], w[4] == "enabled", int(w[6]), int(w[8]))
-                    tp.static = "static" in w[9:]
-                    s.tps.append(tp)
-                elif w[0] == "end":
-                    ended = True
-                else:
-                    raise ValueError
-            except (ValueError, IndexError):
-                raise TraceError("%s:%d: cannot read %r" % (origin, n, line))
-        if s.release is None or not ended:
-            raise TraceError("%s is not a whole gtp session (no kernel line or no end; "
-                             "write one with gtp-ctl save-session)" % origin)
-        return s
+    def read(cls, path: str) -> "Session":
+        """The session in file path, every field checked (session_read.py);
+        TraceError with FILE:LINE and what is wrong otherwise."""
+        return session_read.read(path, cls)
 
-    # -- onto this boot ----------------------------------------------------
+    @classmethod
+    def parse(cls, text: str, origin: str) -> "Session":
+        return session_read.parse(text, origin, cls)
 
-    def check_kernel(self):
-        """Refuse another kernel build or a missing/other module build."""
-        rel, bid = _release(), ksyms.kernel_build_id() or "-"
-        if rel != self.release:
-            raise TraceError("the session is for kernel %s; this is %s" % (self.release, rel))
-        if bid != self.build_id:
-            raise TraceError("the session is for another build of %s (build id %s; this "
-                             "kernel's is %s)" % (rel, self.build_id, bid))
-        for mod, want in sorted(self.modules.items()):
-            have = ksyms.module_build_id(mod)
-            if have is None:
-                raise TraceError("module %s is not loaded" % mod)
-            if want != "-" and have != want:
-                raise TraceError("module %s is another build (build id %s; the session's "
-                                 "is %s)" % (mod, have, want))
-
-    def packets(self, ks):
-        """The packets that define the session on this boot, in gdb's order
-        (QTDP, its actions, QTDPsrc; QTDV; QTBuffer; QTDisconnected).
-        TraceError before anything is sent if any reference does not bind."""
-        same_boot = self.boot == ksyms.boot_id()
-        out = []
-        for tp in self.tps:
-            try:
-                addr = ks.resolve(tp.at)
-            except TraceError as e:
-                raise TraceError("tracepoint %d: %s" % (tp.num, e))
-            head = "QTDP:%x:%x:%s:%x:%x" % (tp.num, addr, "E" if tp.enabled else "D",
-                                             tp.step, tp.passcount)
-            if tp.static:
-                head += ":S"
-            if tp.cond:
-                head += ":" + _bind(tp.cond, ks, same_boot, tp)
-            out.append(head + ("-" if tp.actions else ""))
-            for i, a in enumerate(tp.actions):
-                out.append("QTDP:-%x:%x:%s%s" % (tp.num, addr, _bind(a, ks, same_boot, tp),
-                                                 "-" if i + 1 < len(tp.actions) else ""))
-            for typ, start, text in tp.sources:
-                if text.startswith("hex:"):
-                    raw = bytes.fromhex(text[4:])
-                elif typ == "at" and text.startswith("*0x{"):
-                    raw = _bind(text, ks, same_boot, tp).encode()
-                else:
-                    raw = text.encode()     # gdb's {TYPE} casts stay as they are
-                out.append("QTDPsrc:%x:%x:%s:%x:%x:%s" % (tp.num, addr, typ, start,
-                                                          len(raw), raw.hex()))
-        for num, initial, builtin, name in self.tsvs:
-            out.append("QTDV:%x:%016x:%x:%s" % (num, initial & (2 ** 64 - 1), builtin,
-                                                name.encode().hex()))
-        out.append("QTBuffer:size:%s" % ("%x" % self.buffer_size if self.buffer_size else "-1"))
-        out.append("QTBuffer:circular:%d" % self.circular)
-        return out
-
-
-def _bind(s, ks, same_boot, tp):
-    try:
-        return axreloc.bind(s, ks, same_boot)
-    except TraceError as e:
-        raise TraceError("tracepoint %d: %s" % (tp.num, e))
+    def where(self, line: int) -> str:
+        """FILE:LINE, for a message about what that line says."""
+        return "%s:%d" % (self.origin, line)
 
 
 def _s64(v):

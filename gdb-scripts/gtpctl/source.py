@@ -4,10 +4,15 @@
 Subcommands that read frames call add_arguments(parser) for the common
 options (-f FILE | --target PATH) and load(args) for the Trace.
 """
+from __future__ import annotations
+
+import argparse
+
 from . import remote, tfile
+from .trace import Trace
 
 
-def add_arguments(p):
+def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("trace source (default: the live target %s)"
                              % remote.DEFAULT_TARGET)
     g.add_argument("-f", "--file", metavar="TFILE",
@@ -17,7 +22,7 @@ def add_arguments(p):
                         "(default %s) with the remote protocol" % remote.DEFAULT_TARGET)
 
 
-def load(args, origins=False):
+def load(args: argparse.Namespace, origins: bool = False) -> Trace:
     """The Trace args name; origins: each frame's CPU and time from a live
     target (remote.load)."""
     if args.file and args.target:

@@ -29,14 +29,21 @@ frames gets an empty packet at the run's start first (so the count is
 exact), and one whose count rose after its last packet an empty one at
 the end.
 """
+from __future__ import annotations
+
 import os
 import struct
 import uuid as uuidlib
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import ctf, ksyms
+from .abi import KSTACK_ADDR, SDATA_ADDR
 from .stream_defs import FORMAT_VERSION, FRAME_HEAD, REGSIZE, RING_DATA, RING_REC
-from .trace import (KSTACK_ADDR, REGS32, REGS64, SDATA_ADDR, TraceError,
-                    reg_offset, walk_blocks)
+from .trace import REGS32, REGS64, TraceError, reg_offset, walk_blocks
+
+if TYPE_CHECKING:
+    from .stream_defs import Defs
+    from .trace import Tracepoint
 
 MAX_PLANS = 1 << 16                     # compiled layouts kept per run
 
@@ -55,7 +62,8 @@ def _symbol_event(name):
     return sym if not off else "%s+0x%x" % (sym, off)
 
 
-def event_base_name(tp, num, symbolize=None):
+def event_base_name(tp: Optional[Tracepoint], num: int,
+                    symbolize: Optional[Callable[[int], Optional[str]]] = None) -> str:
     """tp<N>, plus the tracepoint's location when it has a name: gdb's
     source text of it, or for `trace *0xADDR` (and gtp-strace) ADDR's
     symbol on the live target."""
@@ -123,7 +131,7 @@ class Host:
     is known to be this machine: a replayed stream gets a name (--hostname)
     and nothing else."""
 
-    def __init__(self, name, live=False):
+    def __init__(self, name: str, live: bool = False) -> None:
         self.name = name
         self.kernel = self.tracer = self.clock_uuid = self.symbolize = None
         if live:
@@ -133,7 +141,7 @@ class Host:
             self.clock_uuid = _clock_uuid()
             self.symbolize = _Symbols()
 
-    def env(self):
+    def env(self) -> dict[str, Any]:
         env = {"hostname": self.name, "domain": "kernel"}
         if self.kernel:
             env["sysname"], env["kernel_release"], env["kernel_version"] = self.kernel
@@ -146,7 +154,7 @@ class Host:
 class RunTrace:
     """One run written as one CTF trace."""
 
-    def __init__(self, defs, path, host):
+    def __init__(self, defs: Defs, path: str, host: Host) -> None:
         self.defs = defs
         self.run = defs.run
         self.path = path
@@ -172,7 +180,8 @@ class RunTrace:
         self.last_ts = 0
 
     # -- records ---------------------------------------------------------
-    def packet(self, cpu, ts_begin, ts_end, lost, buf, start, end):
+    def packet(self, cpu: int, ts_begin: int, ts_end: int, lost: int, buf: bytes, start: int,
+               end: int) -> None:
         events = self._events(buf, start, end)
         self.lost[cpu] = max(lost, self.lost.get(cpu, 0))
         if not events:
@@ -182,7 +191,7 @@ class RunTrace:
         self.events += len(events)
         self.last_ts = max(self.last_ts, ts_end)
 
-    def end(self, cpu, lost):
+    def end(self, cpu: int, lost: int) -> None:
         """END of cpu: the lost frames after its last packet get an empty
         packet, so they are reported too."""
         self.ended.add(cpu)
@@ -193,7 +202,7 @@ class RunTrace:
             s = self._stream(cpu, lost, ts)
             s.packet(ts, ts, b"", lost)
 
-    def complete(self):
+    def complete(self) -> bool:
         return len(self.ended) >= self.defs.cpus
 
     def _stream(self, cpu, lost, first_ts):
@@ -346,10 +355,10 @@ class RunTrace:
                 name if k == 1 else "%s_%d" % (name, k), fields)
         return ec
 
-    def flush(self):
+    def flush(self) -> None:
         self.ctf.flush()
 
-    def close(self):
+    def close(self) -> None:
         self.ctf.close()
 
 

@@ -12,21 +12,24 @@ CPU: ring records, each holding one gdb trace-file frame.
 import os
 import struct
 
+from . import abi
 from .remote import open_proc
 from .trace import Trace, TraceError
 
 DEFAULT_STREAM = "/proc/gtp_stream"
-REC = struct.Struct("<IHHIIQQQQ")       # struct gtp_stream_rec
-MAGIC = 0x53505447                      # "GTPS"
-DEFS, PACKET, END = 1, 2, 3
-FORMAT_VERSION = 1
-RING_REC = struct.Struct("<QII")        # struct ring_record: ts, len, type
-RING_DATA = 1
+# the records and their ring records, as the module writes them (abi.py)
+REC = abi.STREAM_REC
+MAGIC = abi.STREAM_MAGIC
+DEFS, PACKET, END = abi.STREAM_DEFS, abi.STREAM_PACKET, abi.STREAM_END
+FORMAT_VERSION = abi.STREAM_VERSION
+RING_REC = abi.RING_REC
+RING_DATA = abi.RING_REC_DATA
+# gdb's trace file frame
 FRAME_HEAD = struct.Struct("<hI")       # tracepoint number, size of the blocks
 REGSIZE = 164                           # gdb's amd64 'g' block
 
 
-def open_stream(path):
+def open_stream(path: str) -> int:
     """A non-blocking descriptor of the proc file, or TraceError saying
     why not."""
     return open_proc(path, os.O_RDONLY | os.O_NONBLOCK,
@@ -38,7 +41,7 @@ class Defs:
     """A DEFS record: the run's clock, CPUs, buffer, trace state variables,
     tracepoints (a trace.Trace without frames) and $_sdata field names."""
 
-    def __init__(self, text, origin):
+    def __init__(self, text: str, origin: str) -> None:
         self.run = self.cpus = self.clock = None
         self.buffer = {}
         self.trace = Trace(origin)

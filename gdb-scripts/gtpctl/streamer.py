@@ -12,12 +12,18 @@ only).  until_stop ends the stream when the first run has stopped and
 every CPU's END record arrived (it waits for a run to start if none has),
 or when a new run begins before that.
 """
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 from . import ctf
 from .stream_ctf import RunTrace
 from .stream_defs import DEFS, END, MAGIC, PACKET, REC, Defs
 from .trace import TraceError
+
+if TYPE_CHECKING:
+    from .stream_ctf import Host
 
 MAX_RECORD = 1 << 30                    # a longer record means we lost sync
 
@@ -26,7 +32,7 @@ class Streamer:
     """The record stream -> one RunTrace per run, and the counts the
     progress line and the summary show."""
 
-    def __init__(self, out_dir, origin, until_stop, host):
+    def __init__(self, out_dir: str, origin: str, until_stop: bool, host: Host) -> None:
         self.out_dir = out_dir
         self.origin = origin
         self.until_stop = until_stop
@@ -38,7 +44,7 @@ class Streamer:
         self.done = False
         self.notes = []               # for the summary
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> None:
         """Bytes read from the stream: handle every whole record."""
         buf = self.rest + data if self.rest else data
         o, n = 0, len(buf)
@@ -56,7 +62,7 @@ class Streamer:
         self.pos += o
         self.rest = buf[o:] if not self.done else b""
 
-    def missing(self):
+    def missing(self) -> int:
         """Bytes still to read to end the record begun in the last read."""
         r = self.rest
         if not r or self.done:
@@ -110,33 +116,33 @@ class Streamer:
         self.current = rt
 
     # -- counts ------------------------------------------------------------
-    def events(self):
+    def events(self) -> int:
         return sum(r.events for r in self.runs)
 
-    def bytes_written(self):
+    def bytes_written(self) -> int:
         return sum(r.ctf.bytes_written for r in self.runs)
 
-    def lost_per_cpu(self):
+    def lost_per_cpu(self) -> dict[int, int]:
         out = {}
         for r in self.runs:
             for cpu, n in r.lost.items():
                 out[cpu] = out.get(cpu, 0) + n
         return out
 
-    def cpus(self):
+    def cpus(self) -> set[int]:
         return {cpu for r in self.runs for cpu in r.ctf.streams}
 
-    def flush(self):
+    def flush(self) -> None:
         if self.current is not None:
             self.current.flush()
 
-    def close(self):
+    def close(self) -> None:
         if self.current is not None:
             self.current.close()
             self.current = None
 
 
-def prepare_dir(path, force):
+def prepare_dir(path: str, force: bool) -> bool:
     """Create path, or make sure it holds nothing we would mix with.
     True if we created it."""
     try:

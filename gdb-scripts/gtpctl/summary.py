@@ -16,7 +16,13 @@ lhist(MIN, MAX, STEP): (..., MIN), [MIN, MIN+STEP), ..., [MAX, ...).
 Percentiles use the nearest-rank method: pN is the smallest value with at
 least N% of the values at or below it.
 """
+from __future__ import annotations
+
 import math
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
+
+Number = Union[int, float]
+Range = Tuple[Optional[Number], Optional[Number]]   # [lo, hi), None: open
 
 UNAVAILABLE = object()
 BAR_WIDTH = 52
@@ -31,7 +37,7 @@ def _suffix(v):
     return "%d" % v
 
 
-def log2_bucket(v):
+def log2_bucket(v: int) -> int:
     """Bucket index of an integer value: -1 negative, 0 for 0, 1 for 1,
     k+1 for [2^k, 2^(k+1))."""
     if v < 0:
@@ -41,7 +47,7 @@ def log2_bucket(v):
     return int(v).bit_length()
 
 
-def log2_label(b):
+def log2_label(b: int) -> str:
     if b == -1:
         return "(..., 0)"
     if b == 0:
@@ -52,7 +58,7 @@ def log2_label(b):
     return "[%s, %s)" % (_suffix(lo), _suffix(lo * 2))
 
 
-def log2_range(b):
+def log2_range(b: int) -> Range:
     """[lo, hi) of bucket b (None for an open end)."""
     if b == -1:
         return (None, 0)
@@ -64,21 +70,21 @@ def log2_range(b):
 class Linear:
     """lhist(MIN, MAX, STEP) bucketing."""
 
-    def __init__(self, lo, hi, step):
+    def __init__(self, lo: Number, hi: Number, step: Number) -> None:
         if step <= 0 or hi <= lo:
             raise ValueError("--linear MIN,MAX,STEP needs MIN < MAX and STEP > 0")
         if (hi - lo) / step > 10000:
             raise ValueError("--linear: more than 10000 buckets")
         self.lo, self.hi, self.step = lo, hi, step
 
-    def bucket(self, v):
+    def bucket(self, v: Number) -> int:
         if v < self.lo:
             return -1
         if v >= self.hi:
             return int(math.ceil((self.hi - self.lo) / self.step))
         return int((v - self.lo) // self.step)
 
-    def label(self, b):
+    def label(self, b: int) -> str:
         last = int(math.ceil((self.hi - self.lo) / self.step))
         if b == -1:
             return "(..., %s)" % _num(self.lo)
@@ -87,7 +93,7 @@ class Linear:
         lo = self.lo + b * self.step
         return "[%s, %s)" % (_num(lo), _num(min(lo + self.step, self.hi)))
 
-    def range(self, b):
+    def range(self, b: int) -> Range:
         last = int(math.ceil((self.hi - self.lo) / self.step))
         if b == -1:
             return (None, self.lo)
@@ -103,7 +109,7 @@ def _num(v):
     return str(v)
 
 
-def parse_linear(text):
+def parse_linear(text: str) -> Linear:
     """"MIN,MAX,STEP" -> Linear; ValueError with the reason."""
     parts = text.split(",")
     if len(parts) != 3:
@@ -118,7 +124,7 @@ def parse_linear(text):
     return Linear(*nums)
 
 
-def linear_option(text, error):
+def linear_option(text: Optional[str], error: Callable[[str], Any]) -> Optional[Linear]:
     """An optional --linear MIN,MAX,STEP: None when not given; a bad value
     raises error(reason) (each front end's own exception)."""
     if not text:
@@ -132,18 +138,18 @@ def linear_option(text, error):
 class Collector:
     """Values of one expression over the frames."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.values = []
         self.unavailable = 0
 
-    def add(self, v):
+    def add(self, v: Any) -> None:
         if v is UNAVAILABLE:
             self.unavailable += 1
         else:
             self.values.append(v)
 
     @property
-    def total(self):
+    def total(self) -> int:
         return len(self.values) + self.unavailable
 
 
@@ -164,7 +170,7 @@ def _table(rows):
     return ["%-*s %*d |%s|" % (lw, l, cw, n, _bar(n, peak)) for l, n in rows]
 
 
-def hist_buckets(values, linear=None):
+def hist_buckets(values: Iterable[Number], linear: Optional[Linear] = None) -> dict[int, int]:
     """{bucket: count} of numeric values."""
     counts = {}
     for v in values:
@@ -176,7 +182,8 @@ def hist_buckets(values, linear=None):
     return counts
 
 
-def hist_rows(col, linear=None):
+def hist_rows(col: Collector, linear: Optional[Linear] = None
+              ) -> list[tuple[str, int, Range]]:
     """[(label, count, (lo, hi))] from the first to the last non-empty
     bucket (empty ones between are shown, as bpftrace does)."""
     counts = hist_buckets(col.values, linear)
@@ -190,7 +197,8 @@ def hist_rows(col, linear=None):
     return rows
 
 
-def format_hist(col, linear=None, title=None):
+def format_hist(col: Collector, linear: Optional[Linear] = None,
+                title: Optional[str] = None) -> str:
     rows = [(l, n) for l, n, _ in hist_rows(col, linear)]
     if col.unavailable:
         rows.append((UNAVAILABLE_LABEL, col.unavailable))
@@ -202,7 +210,8 @@ def _key_text(k):
     return k if isinstance(k, str) else str(k)
 
 
-def count_rows(col, top=None):
+def count_rows(col: Collector, top: Optional[int] = None
+               ) -> tuple[list[tuple[Any, int]], list[tuple[Any, int]]]:
     """[(key, count)] most frequent first, ties by key; (rows, others)."""
     counts = {}
     for v in col.values:
@@ -219,7 +228,7 @@ def _sort_key(k):
     return (1, 0, str(k))
 
 
-def format_count(col, top=None, title=None):
+def format_count(col: Collector, top: Optional[int] = None, title: Optional[str] = None) -> str:
     rows, rest = count_rows(col, top)
     table = [("[%s]" % _key_text(k), n) for k, n in rows]
     if col.unavailable:
@@ -233,7 +242,7 @@ def format_count(col, top=None, title=None):
     return "\n".join(lines) + "\n"
 
 
-def percentile(sorted_values, p):
+def percentile(sorted_values: Sequence[Number], p: float) -> Optional[Number]:
     """Nearest rank: the smallest value with at least p% at or below it."""
     n = len(sorted_values)
     if not n:
@@ -242,7 +251,7 @@ def percentile(sorted_values, p):
     return sorted_values[rank - 1]
 
 
-def stats(col):
+def stats(col: Collector) -> dict[str, Any]:
     """dict count/unavailable/min/max/mean/p50/p99 (None when no values)."""
     vs = sorted(col.values)
     n = len(vs)
@@ -257,7 +266,7 @@ def stats(col):
     }
 
 
-def format_stats(col, title=None):
+def format_stats(col: Collector, title: Optional[str] = None) -> str:
     s = stats(col)
     lines = ["@%s:" % (title or "")] if title is not None else []
     for k in ("count", "unavailable", "min", "max", "mean", "p50", "p99"):

@@ -17,7 +17,7 @@ from .trace import Trace, TraceError
 MAGIC = b"\x7fTRACE0\n"
 
 
-def load(path):
+def load(path: str) -> Trace:
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -58,7 +58,7 @@ def load(path):
     return tr
 
 
-def write(tr, path):
+def write(tr: Trace, path: str) -> None:
     """Write tr (read from a target or a file) to path, atomically."""
     out = [MAGIC, b"R %x\n" % tr.regsize]
     if tr.raw_status is not None:

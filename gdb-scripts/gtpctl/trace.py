@@ -11,13 +11,11 @@ A frame is the tfile frame format: int16 tracepoint number, u32 size,
 then blocks 'R' regs | 'M' u64 addr u16 len bytes | 'V' s32 tsv s64 value.
 Frames are parsed when first looked at.
 """
+from __future__ import annotations
+
 import re
 import struct
-
-# Addresses no kernel memory has (non-canonical or the top page) that name
-# special 'M' blocks: module/core/collect.h, module/core/static_data.h
-KSTACK_ADDR = 0x4b53544b00000000    # $kstack: u64 return addresses
-SDATA_ADDR = 0xfffffffffffff000     # $_sdata: a static event's arguments
+from typing import Any, Optional
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
@@ -30,7 +28,7 @@ REG_NUM = {n: i for i, n in enumerate(REGS64 + REGS32)}
 RIP = REG_NUM["rip"]
 
 
-def reg_offset(num):
+def reg_offset(num: int) -> tuple[int, int]:
     """(offset, size) of gdb register num in the R block."""
     if num < len(REGS64):
         return num * 8, 8
@@ -41,7 +39,7 @@ class TraceError(Exception):
     """A trace (file or target) gtp-ctl cannot use; the text says why."""
 
 
-def parse_status(text):
+def parse_status(text: str) -> dict[str, str]:
     """A qTStatus reply (or a tfile 'status' line) -> {field: value}, in order:
     the stop reason (tnotrun, tstop, ...) first, then tframes, tsize, ..."""
     fields = {}
@@ -51,7 +49,7 @@ def parse_status(text):
     return fields
 
 
-def status_number(fields, key):
+def status_number(fields: dict[str, str], key: str) -> int:
     """A hex field of parse_status()'s result; 0 when absent or malformed."""
     try:
         return int(fields.get(key, "0") or "0", 16)
@@ -60,7 +58,7 @@ def status_number(fields, key):
 
 
 class Tracepoint:
-    def __init__(self, number, addr):
+    def __init__(self, number: int, addr: int) -> None:
         self.number = number
         self.addr = addr
         self.enabled = True
@@ -70,7 +68,7 @@ class Tracepoint:
         self.commands = []        # source lines (Z cmd pieces), in order
         self.hits = None
 
-    def regmask(self):
+    def regmask(self) -> int:
         """Registers the actions collect (bit i = gdb register i)."""
         mask = 0
         for a in self.actions:
@@ -79,12 +77,12 @@ class Tracepoint:
                     mask |= val
         return mask
 
-    def mem_blocks(self):
+    def mem_blocks(self) -> list[tuple[int, int, int]]:
         """[(basereg, offset, len)] of the M actions."""
         return [val for a in self.actions for kind, val in parse_actions(a)
                 if kind == "M"]
 
-    def mem_names(self):
+    def mem_names(self) -> dict[tuple[int, int], str]:
         """{(addr, len): item} for the absolute memory ranges of the actions
         that a `collect` item names for sure."""
         # gdb sorts and merges memory ranges, so only one range and one plain
@@ -95,11 +93,11 @@ class Tracepoint:
             return {ranges[0]: items[0]}
         return {}
 
-    def expr_actions(self):
+    def expr_actions(self) -> int:
         return sum(1 for a in self.actions for kind, _ in parse_actions(a)
                    if kind == "X")
 
-    def collect_items(self):
+    def collect_items(self) -> list[str]:
         """The items of the tracepoint's `collect` lines, as written."""
         items = []
         for line in self.commands:
@@ -112,7 +110,7 @@ class Tracepoint:
         return items
 
 
-def split_commas(text):
+def split_commas(text: str) -> list[str]:
     """Split on top-level commas (not inside parentheses or brackets)."""
     out, depth, cur = [], 0, ""
     for ch in text:
@@ -129,7 +127,7 @@ def split_commas(text):
     return out
 
 
-def parse_actions(s):
+def parse_actions(s: str) -> list[tuple[str, Any]]:
     """Walk one action string: [("R", mask) | ("M", (base, off, len)) |
     ("X", bytecode_len) | ("L", None)]; stepping ('S' prefix) actions are
     skipped (gtp refuses while-stepping anyway)."""
@@ -176,7 +174,8 @@ _M_HEAD = struct.Struct("<QH")
 _V_BODY = struct.Struct("<iq")
 
 
-def walk_blocks(d, regsize, start=0, end=None):
+def walk_blocks(d: bytes, regsize: int, start: int = 0, end: Optional[int] = None
+                ) -> list[tuple[str, int, Optional[int], Optional[int]]]:
     """The blocks of the frame bytes d[start:end], in order: [(kind, offset
     of its type byte, a, b)] with kind "R" (a, b None), "M" (a addr, b
     len: the bytes are d[offset+11:offset+11+len]) or "V" (a tsv number,
@@ -209,14 +208,14 @@ def walk_blocks(d, regsize, start=0, end=None):
 class Frame:
     __slots__ = ("index", "tpnum", "data", "_parsed", "regs", "mem", "tsv", "cpu", "ns")
 
-    def __init__(self, index, tpnum, data):
+    def __init__(self, index: int, tpnum: int, data: bytes) -> None:
         self.index = index
         self.tpnum = tpnum
         self.data = data
         self._parsed = False
         self.cpu = self.ns = None     # from the live target only
 
-    def parse(self, regsize):
+    def parse(self, regsize: int) -> None:
         if self._parsed:
             return
         self.regs = None
@@ -237,7 +236,7 @@ class Frame:
                 self.tsv[a] = b                 # the last one wins
         self._parsed = True
 
-    def read(self, addr, size):
+    def read(self, addr: int, size: int) -> Optional[bytes]:
         """size bytes at addr from the first M block holding them, or None."""
         for a, b in self.mem:
             if a <= addr and addr + size <= a + len(b):
@@ -246,7 +245,7 @@ class Frame:
 
 
 class Trace:
-    def __init__(self, origin):
+    def __init__(self, origin: str) -> None:
         self.origin = origin      # a file name or a target path, for messages
         self.regsize = 164
         self.status = {}
@@ -259,13 +258,13 @@ class Trace:
         self.raw_pieces = []
         self.tdesc = []           # target description XML lines (architecture)
 
-    def tsv_number(self, name):
+    def tsv_number(self, name: str) -> Optional[int]:
         for n, nm in self.tsvs.items():
             if nm == name:
                 return n
         return None
 
-    def add_piece(self, piece):
+    def add_piece(self, piece: str) -> None:
         """One qTfP piece / tfile 'tp' line: T, A, S, Z or V."""
         kind, rest = piece[0], piece[1:]
         self.raw_pieces.append(piece)
@@ -291,7 +290,7 @@ class Trace:
         elif kind == "V" and len(f) >= 3:
             tp.hits = int(f[2], 16)
 
-    def add_tsv(self, text):
+    def add_tsv(self, text: str) -> None:
         """"n:value:builtin:hexname" (qTfV / tfile 'tsv' line)."""
         f = text.split(":")
         if len(f) < 4:
@@ -299,12 +298,12 @@ class Trace:
         self.raw_tsvs.append(text)
         self.tsvs[int(f[0], 16)] = bytes.fromhex(f[3]).decode(errors="replace")
 
-    def add_status(self, text):
+    def add_status(self, text: str) -> None:
         """A tfile 'status' line's text, or a qTStatus reply without its 'T'."""
         self.raw_status = text
         self.status.update(parse_status(text))
 
-    def add_frames(self, buf):
+    def add_frames(self, buf: bytes) -> None:
         """Frames back to back (qTBuffer bytes / a tfile's tail)."""
         i, n = 0, len(buf)
         while i + 2 <= n:

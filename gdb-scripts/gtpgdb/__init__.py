@@ -2,7 +2,8 @@
 """gtpgdb - gtp's commands and functions for stock gdb.
 
 Loaded by `source gdb-scripts/gtp.py` (which puts gdb-scripts/ on
-sys.path and imports this package once).  One module per concept, each
+sys.path and imports this package once), or with the gtptrace-tools
+package installed by `source /usr/share/gtptrace/gtp.py`.  One module per concept, each
 registering its commands with register():
 
   module.py   gtp-load-module, gtp-ksym, $gtp_ksym(): symbols of the

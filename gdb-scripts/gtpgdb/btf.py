@@ -13,9 +13,12 @@ The whole type section is read as one array of u32 (every record is a
 multiple of 4 bytes): indexing it is far cheaper than struct.unpack per
 field, which matters for the ~100k types of a distribution kernel.
 """
+from __future__ import annotations
+
 import array
 import struct
 import sys
+from typing import Optional
 
 MAGIC = 0xeB9F
 
@@ -54,7 +57,7 @@ class Btf:
     lists indexed by i - first.
     """
 
-    def __init__(self, data, base=None, name="vmlinux"):
+    def __init__(self, data: bytes, base: Optional[Btf] = None, name: str = "vmlinux") -> None:
         self.name = name
         self.base = base
         if len(data) < 24:
@@ -108,7 +111,7 @@ class Btf:
         self.count = self.first + len(kind)
 
     # strings ---------------------------------------------------------
-    def str_at(self, off):
+    def str_at(self, off: int) -> str:
         """The NUL-terminated string at a (global) name offset."""
         if off < self.str_base:
             return self.base.str_at(off)
@@ -116,18 +119,18 @@ class Btf:
         o = off - self.str_base
         return s[o:s.index(b"\0", o)].decode(errors="replace")
 
-    def owner(self, tid):
+    def owner(self, tid: int) -> Btf:
         """The Btf (this one or a base) that defines type id tid."""
         b = self
         while tid < b.first:
             b = b.base
         return b
 
-    def type_name(self, tid):
+    def type_name(self, tid: int) -> str:
         b = self.owner(tid)
         return b.str_at(b.name_off[tid - b.first]) if tid else "void"
 
-    def type_str(self, tid, inner=""):
+    def type_str(self, tid: int, inner: str = "") -> str:
         """C spelling of a type, for messages ("struct file *", "size_t")."""
         if not tid:
             return ("void " + inner).strip()
@@ -155,32 +158,32 @@ class Btf:
                else "struct "}.get(k, "")
         return ("%s%s %s" % (tag, n or "<anonymous>", inner)).strip()
 
-    def kind_of(self, tid):
+    def kind_of(self, tid: int) -> int:
         b = self.owner(tid)
         return b.kind[tid - b.first]
 
-    def type_ref(self, tid):
+    def type_ref(self, tid: int) -> int:
         """size_type of tid: a size for INT/STRUCT/..., else a type id."""
         b = self.owner(tid)
         return b.size_type[tid - b.first]
 
     # lookups used by tests and by the calling-convention code ------------
-    def ids(self):
+    def ids(self) -> range:
         return range(self.first, self.count)
 
-    def find(self, kind, name):
+    def find(self, kind: int, name: str) -> list[int]:
         """Ids of this blob's types of kind named name."""
         return [i for i in self.ids() if self.kind[i - self.first] == kind
                 and self.str_at(self.name_off[i - self.first]) == name]
 
-    def params(self, proto):
+    def params(self, proto: int) -> list[tuple[str, int]]:
         """[(name, type id)] of a FUNC_PROTO; a trailing (“”, 0) is `...`."""
         b = self.owner(proto)
         j = proto - b.first
         p, w = b.pos[j], b.words
         return [(b.str_at(w[p + 2 * k]), w[p + 2 * k + 1]) for k in range(b.vlen[j])]
 
-    def members(self, tid):
+    def members(self, tid: int) -> list[tuple[str, int, int, int]]:
         """[(name, type id, bit offset, bitfield size or 0)] of a STRUCT/UNION."""
         b = self.owner(tid)
         j = tid - b.first
@@ -194,7 +197,7 @@ class Btf:
             out.append((b.str_at(w[p + 3 * k]), w[p + 3 * k + 1], off, bits))
         return out
 
-    def strip(self, tid):
+    def strip(self, tid: int) -> int:
         """tid with typedefs, const, volatile, restrict and type tags peeled."""
         while tid:
             k = self.kind_of(tid)
@@ -203,7 +206,7 @@ class Btf:
             tid = self.type_ref(tid)
         return 0
 
-    def size_of(self, tid):
+    def size_of(self, tid: int) -> Optional[int]:
         """Byte size of a type (None for void, functions, unsized)."""
         tid = self.strip(tid)
         if not tid:

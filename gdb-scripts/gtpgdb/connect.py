@@ -30,10 +30,10 @@ Modules with a .ko holding DWARF get gtp-load-module, the kernel its
 vmlinux with DWARF if /usr/lib/debug has the running kernel's
 (gtp-load-vmlinux); the rest get gtp-kernel-symbols (BTF and kallsyms)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-connect", gdb.COMMAND_RUNNING)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         argv = gdb.string_to_argv(arg)
         if len(argv) > 1:
             raise gdb.GdbError("usage: gtp-connect [TARGET]")
@@ -80,5 +80,5 @@ def _quietly(cmd):
         os.close(null)
 
 
-def register():
+def register() -> None:
     Connect()

@@ -27,7 +27,10 @@ aggregates go to the stack, at rsp+8+offset at entry (DW_OP_breg7).  A
 float, or a parameter whose size BTF cannot give, gets no location (gdb
 says <optimized out>) and so does every parameter after it.
 """
+from __future__ import annotations
+
 import struct
+from typing import Optional
 
 from . import btf as B
 
@@ -103,7 +106,7 @@ ABBREVS = {
 }
 
 
-def uleb(v):
+def uleb(v: int) -> bytes:
     out = bytearray()
     while True:
         b = v & 0x7f
@@ -115,7 +118,7 @@ def uleb(v):
             return bytes(out)
 
 
-def sleb(v):
+def sleb(v: int) -> bytes:
     out = bytearray()
     while True:
         b = v & 0x7f
@@ -126,7 +129,7 @@ def sleb(v):
         out.append(b | 0x80)
 
 
-def abbrev_section():
+def abbrev_section() -> bytes:
     out = bytearray()
     for code, (tag, children, attrs) in sorted(ABBREVS.items()):
         out += uleb(code) + uleb(tag) + bytes([children])
@@ -139,13 +142,13 @@ def abbrev_section():
 class Unit:
     """One BTF blob placed in the generated DWARF."""
 
-    def __init__(self, b, label_base, str_base):
+    def __init__(self, b: B.Btf, label_base: int, str_base: int) -> None:
         self.btf = b
         self.label_base = label_base    # label of type id b.first
         self.str_base = str_base        # .debug_str offset of b.strings
 
 
-def arg_locations(b, proto):
+def arg_locations(b: B.Btf, proto: int) -> list[tuple[str, int, Optional[bytes], str]]:
     """[(name, type id, location bytes or None, where)] of a FUNC_PROTO's
     parameters at function entry; a trailing (“”, 0, None, "...") is
     varargs.  `where` says it in words (a register name, "stack+N",
@@ -190,7 +193,7 @@ class DwarfGen:
     add_unit() for vmlinux then each module, add_function() for each
     function, finish() for the sections."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.units = []
         self.info = bytearray()
         self.fix_pos = []
@@ -204,7 +207,7 @@ class DwarfGen:
         self._proto_cache = {}
 
     # strings -------------------------------------------------------------
-    def add_unit(self, b):
+    def add_unit(self, b: B.Btf) -> Unit:
         """Place a Btf (vmlinux first, then its split modules)."""
         if b.base is None:
             u = Unit(b, 1, 0)
@@ -224,7 +227,7 @@ class DwarfGen:
             return off                  # a vmlinux string (split BTF)
         return u.str_base + off - b.str_base
 
-    def own(self, s):
+    def own(self, s: str) -> int:
         """A string of ours, after the BTF strings: every unit is added
         before finish() asks for one, so str_len is final."""
         o = self.own_str_map.get(s)
@@ -240,12 +243,12 @@ class DwarfGen:
         return u.label_base + tid - b.first
 
     # functions -----------------------------------------------------------
-    def add_function(self, u, name, low, high, proto):
+    def add_function(self, u: Unit, name: str, low: int, high: int, proto: int) -> None:
         """A subprogram of unit u at [low, high) with BTF FUNC_PROTO proto."""
         self.funcs.append((u, name, low, high, proto))
 
     # emission ------------------------------------------------------------
-    def finish(self, cu_name="gtp-btf"):
+    def finish(self, cu_name: str = "gtp-btf") -> tuple[bytes, bytes, bytes]:
         out = self.info
         out += b"\0" * 11               # CU header, written last
         out.append(1)

@@ -21,7 +21,8 @@ STT_FUNC, STB_GLOBAL = 2, 1
 _SYM = struct.Struct("<IBBHQQ")
 
 
-def build(texts, funcs, debug):
+def build(texts: list[tuple[str, int, int]], funcs: list[tuple[str, int, int, int]],
+          debug: list[tuple[str, bytes]]) -> bytes:
     """The file's bytes.
 
     texts: [(section name, start, end)]; funcs: [(name, address, size,

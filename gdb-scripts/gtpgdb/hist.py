@@ -24,7 +24,10 @@ that tracepoint.  On `target tfile` gdb walks the file from its start on
 every tfind, so large files are quadratic there: look at the live target,
 or use `gtp-ctl hist -f FILE` for plain registers and memory.
 """
+from __future__ import annotations
+
 import re
+from typing import Optional
 
 import gdb
 
@@ -162,7 +165,8 @@ def _true(cmd, cond, n):
     return bool(v)
 
 
-def hist_collect(cmd, expr, cond, tp):
+def hist_collect(cmd: str, expr: str, cond: Optional[str], tp: Optional[int]
+                 ) -> tuple[summary.Collector, int]:
     """Walk the frames; return (Collector, frames seen); restore the frame
     the user was looking at."""
     col = summary.Collector()
@@ -213,10 +217,10 @@ tracepoint N) and prints a power-of-two histogram, or linear buckets of
 STEP from MIN to MAX.  Frames where EXPR is unavailable are shown as their
 own row."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-hist", gdb.COMMAND_TRACEPOINTS, gdb.COMPLETE_EXPRESSION)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         expr, cond, found = _hist_parse("gtp-hist", arg, ("tp", "linear"))
         tp = _int_opt("gtp-hist", found, "tp")
         linear = summary.linear_option(found.get("linear"),
@@ -233,10 +237,10 @@ class CountCmd(gdb.Command):
 Usage: gtp-count KEYEXPR [if COND] [--tp N] [--top N]
 Shows the --top most frequent values (20 by default, 0 for all)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-count", gdb.COMMAND_TRACEPOINTS, gdb.COMPLETE_EXPRESSION)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         expr, cond, found = _hist_parse("gtp-count", arg, ("tp", "top"))
         tp = _int_opt("gtp-count", found, "tp")
         top = _int_opt("gtp-count", found, "top")
@@ -251,10 +255,10 @@ class StatsCmd(gdb.Command):
 Usage: gtp-stats EXPR [if COND] [--tp N]
 Percentiles are nearest-rank; unavailable frames are counted apart."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-stats", gdb.COMMAND_TRACEPOINTS, gdb.COMPLETE_EXPRESSION)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         expr, cond, found = _hist_parse("gtp-stats", arg, ("tp",))
         tp = _int_opt("gtp-stats", found, "tp")
         col, seen = hist_collect("gtp-stats", expr, cond, tp)
@@ -272,10 +276,11 @@ frames like gtp-stats (and restores the frame you were looking at)."""
 
     WHATS = ("count", "unavailable", "min", "max", "mean", "p50", "p99")
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp_stat")
 
-    def invoke(self, expr, what, tp=None):
+    def invoke(self, expr: gdb.Value, what: gdb.Value, tp: Optional[gdb.Value] = None
+               ) -> gdb.Value:
         try:
             expr, what = expr.string(), what.string()
         except gdb.error:
@@ -294,7 +299,7 @@ frames like gtp-stats (and restores the frame you were looking at)."""
         return gdb.Value(v)
 
 
-def register():
+def register() -> None:
     HistCmd()
     CountCmd()
     StatsCmd()

@@ -21,10 +21,13 @@ definitions of one function would give `trace` two locations), and so are
 the kernel's own functions once gtp-load-vmlinux loaded its DWARF (the
 file is made again without them if it was loaded first).
 """
+from __future__ import annotations
+
 import json
 import os
 import tempfile
 import time
+from typing import Iterable
 
 import gdb
 
@@ -80,7 +83,7 @@ def _cache_path(key):
                        % ", ".join(_cache_dirs()))
 
 
-def load(skip=(), quiet=False):
+def load(skip: Iterable[str] = (), quiet: bool = False) -> str:
     """Make or reuse the symbol file and add it to gdb; skip: modules left
     out (their DWARF is loaded).  Returns the file's path."""
     skip = tuple(sorted(set(skip) | module.dwarf_loaded()))
@@ -216,10 +219,10 @@ function's arguments by name at its entry (where `trace FUNC` probes; x86-64
 registers rdi, rsi, rdx, rcx, r8, r9, then the stack).  Functions BTF does
 not describe (notrace, some static ones) have an address but no arguments."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-kernel-symbols", gdb.COMMAND_FILES)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         argv = gdb.string_to_argv(arg)
         if not argv:
             load()
@@ -246,6 +249,6 @@ def _refresh():
         load(quiet=True)
 
 
-def register():
+def register() -> None:
     KernelSymbols()
     vmlinux.on_load(_refresh)

@@ -14,7 +14,7 @@ import re
 
 import gdb
 
-KSTACK_ADDR = 0x4b53544b00000000
+from gtpctl.abi import KSTACK_ADDR
 
 
 def _count():
@@ -34,7 +34,7 @@ def _count():
         raise gdb.GdbError(err)
 
 
-def symbolize(addr, ret):
+def symbolize(addr: int, ret: bool) -> str:
     """`func+off [module] at file:line` for one address.  @ret: a return
     address, whose call is the byte before it (for the source line)."""
     out = gdb.execute("info symbol 0x%x" % addr, to_string=True).strip()
@@ -58,7 +58,7 @@ def symbolize(addr, ret):
     return where
 
 
-def frame_stack():
+def frame_stack() -> list[tuple[int, str]]:
     """[(addr, text)] of the selected trace frame's kernel stack."""
     n = _count()
     if n <= 0:
@@ -80,10 +80,10 @@ The tracepoint's actions must have `collect $kstack` (after `tvariable
 $kstack`).  Innermost first: at an entry probe the probed function, at a
 return probe ($kret) the caller it returned to."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-kstack", gdb.COMMAND_TRACEPOINTS)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         if arg.strip():
             raise gdb.GdbError("usage: gtp-kstack")
         stack = frame_stack()
@@ -93,5 +93,5 @@ return probe ($kret) the caller it returned to."""
             gdb.write("#%-2d 0x%016x in %s\n" % (i, addr, where))
 
 
-def register():
+def register() -> None:
     KStack()

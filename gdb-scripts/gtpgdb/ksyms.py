@@ -8,40 +8,38 @@ no module column).
 import bisect
 import hashlib
 import os
-import struct
+from typing import Dict, List, Optional, Tuple
+
+from gtpctl import kallsyms
 
 TEXT_TYPES = frozenset("tT")
+
+# (address, type, name)
+Sym = Tuple[int, str, str]
 
 
 class KsymsError(Exception):
     pass
 
 
-def read(path="/proc/kallsyms"):
+def read(path: str = kallsyms.KALLSYMS) -> Dict[Optional[str], List[Sym]]:
     """{owner: [(address, type, name)] sorted by address}; owner is None
     for the kernel, the module's name otherwise.  Refuses a kallsyms whose
     addresses are hidden (not root, or kptr_restrict)."""
-    owners = {}
-    nonzero = False
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) < 3:
-                continue
-            addr = int(parts[0], 16)
-            if addr:
-                nonzero = True
-            owner = parts[3][1:-1] if len(parts) > 3 else None
-            owners.setdefault(owner, []).append((addr, parts[1], parts[2]))
-    if not nonzero:
+    try:
+        syms = kallsyms.read(path)
+    except kallsyms.AddressesHidden:
         raise KsymsError("%s shows every address as 0: run gdb as root "
                          "(and kernel.kptr_restrict < 2)" % path)
-    for syms in owners.values():
-        syms.sort()
+    owners: Dict[Optional[str], List[Sym]] = {}
+    for s in syms:
+        owners.setdefault(s.module, []).append((s.addr, s.type, s.name))
+    for lst in owners.values():
+        lst.sort()
     return owners
 
 
-def functions(syms):
+def functions(syms: List[Sym]) -> List[Tuple[str, int, int]]:
     """[(name, address, end)] of an owner's text symbols; end is the next
     symbol's address (any type: the kernel's own bound for a function, as
     in `kallsyms_lookup_size_offset()`), or one page for the last."""
@@ -56,33 +54,15 @@ def functions(syms):
     return out
 
 
-def build_id(path="/sys/kernel/notes"):
+def build_id(path: str = "/sys/kernel/notes") -> Optional[str]:
     """The kernel's GNU build id (hex) from its ELF notes, or None."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    return notes_build_id(data)
+    return kallsyms.read_build_id(path)
 
 
-def notes_build_id(data):
-    """The GNU build id (hex) in a run of ELF notes (/sys/kernel/notes, a
-    vmlinux's .notes section), or None."""
-    o = 0
-    while o + 12 <= len(data):
-        namesz, descsz, ntype = struct.unpack_from("<III", data, o)
-        o += 12
-        name = data[o:o + namesz]
-        o += (namesz + 3) & ~3
-        desc = data[o:o + descsz]
-        o += (descsz + 3) & ~3
-        if ntype == 3 and name.rstrip(b"\0") == b"GNU":
-            return desc.hex()
-    return None
+notes_build_id = kallsyms.notes_build_id
 
 
-def boot_key(extra=""):
+def boot_key(extra: str = "") -> str:
     """A key that changes when the layout of kernel text can change: the
     kernel build, the boot (KASLR), the set of modules and where they sit,
     and anything the caller adds (its own version, modules it skips)."""

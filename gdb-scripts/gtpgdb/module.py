@@ -12,6 +12,8 @@ running kernel loaded them at, and find kernel symbols in /proc/kallsyms.
   $gtp_ksym("NAME")             the same address as a value, in any
                                 expression (`trace *$gtp_ksym("vfs_read")`)
 """
+from __future__ import annotations
+
 import atexit
 import glob
 import os
@@ -20,6 +22,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+from typing import Optional, Union
 
 import gdb
 
@@ -130,13 +133,10 @@ Reads the section addresses from /sys/module/NAME/sections and runs
 add-symbol-file with all of them, so that e.g. `trace gtp_test_function`
 resolves to the running code."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-load-module", gdb.COMMAND_FILES)
 
-    def complete(self, text, word):
-        # NAME is a loaded module; the optional FILE after it is a path.
-        # Paths by hand: gdb (13..18) takes COMPLETE_FILENAME for its word
-        # breaks (the first call, word None) but not as the answer.
+    def complete(self, text: str, word: Optional[str]) -> Union[list[str], int, None]:
         words = text.split()
         if len(words) > 1 or (words and text.endswith(" ")):
             if word is None:
@@ -145,7 +145,7 @@ resolves to the running code."""
                           for p in glob.glob(os.path.expanduser(word) + "*"))
         return sorted(m for m in loaded_modules() if m.startswith(word or ""))
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         argv = gdb.string_to_argv(arg)
         if not argv or len(argv) > 2:
             raise gdb.GdbError("usage: gtp-load-module NAME [FILE]")
@@ -163,11 +163,11 @@ resolves to the running code."""
 _dwarf_loaded = set()
 
 
-def dwarf_loaded():
+def dwarf_loaded() -> set[str]:
     return set(_dwarf_loaded)
 
 
-def has_dwarf(path):
+def has_dwarf(path: str) -> bool:
     """Whether an (uncompressed) ELF file has a .debug_info section."""
     data = _read(path)
     if data is None:
@@ -184,7 +184,7 @@ def has_dwarf(path):
     return False
 
 
-def dwarf_file(name):
+def dwarf_file(name: str) -> Optional[str]:
     """The .ko of loaded module name with DWARF (see _module_file), or None."""
     try:
         path = _module_file(name)
@@ -193,7 +193,7 @@ def dwarf_file(name):
     return path if has_dwarf(path) else None
 
 
-def loaded_modules():
+def loaded_modules() -> list[str]:
     """Names of the loaded modules (/proc/modules), [] if unreadable."""
     try:
         with open("/proc/modules") as f:
@@ -202,7 +202,7 @@ def loaded_modules():
         return []
 
 
-def kallsyms_names(prefix):
+def kallsyms_names(prefix: str) -> list[str]:
     """Distinct /proc/kallsyms names starting with prefix, sorted."""
     names = set()
     try:
@@ -216,7 +216,7 @@ def kallsyms_names(prefix):
     return sorted(names)
 
 
-def ksym(name):
+def ksym(name: str) -> Optional[int]:
     """A kernel symbol's address from /proc/kallsyms, or None."""
     with open("/proc/kallsyms") as f:
         for line in f:
@@ -231,15 +231,13 @@ class Ksym(gdb.Command):
 
 Usage: gtp-ksym NAME"""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-ksym", gdb.COMMAND_DATA)
 
-    def complete(self, text, word):
-        # From kallsyms, not gdb's symbol table: production kernels have
-        # no vmlinux debug info.  Nothing for an empty word (~200k names).
+    def complete(self, text: str, word: Optional[str]) -> Union[list[str], int, None]:
         return kallsyms_names(word) if word else []
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         addr = _ksym_or_error("gtp-ksym", arg.strip())
         gdb.set_convenience_variable("_gtp_ksym", addr)
         gdb.write("%s = 0x%x\n" % (arg.strip(), addr))
@@ -260,10 +258,10 @@ class KsymFunction(gdb.Function):
 Usable wherever gdb takes an expression, e.g.
   trace *$gtp_ksym("vfs_read")"""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp_ksym")
 
-    def invoke(self, name):
+    def invoke(self, name: gdb.Value) -> gdb.Value:
         try:
             text = name.string()
         except gdb.error:
@@ -272,7 +270,7 @@ Usable wherever gdb takes an expression, e.g.
         return gdb.Value(addr).cast(gdb.lookup_type("unsigned long long"))
 
 
-def register():
+def register() -> None:
     LoadModule()
     Ksym()
     KsymFunction()

@@ -18,7 +18,10 @@ stub is ever found inside that window (a tstart that failed half-way), we
 do not risk the crash: we make a plain `trace *ADDR`, which gtp also
 treats as static because ADDR is a marker address.
 """
+from __future__ import annotations
+
 import re
+from typing import Optional, Union
 
 import gdb
 
@@ -36,14 +39,14 @@ def _marker_blocks():
     return blocks
 
 
-def marker_address(ident):
+def marker_address(ident: str) -> Optional[int]:
     for mid, addr, _ in _marker_blocks():
         if mid == ident:
             return addr
     return None
 
 
-def event_ids(prefix=""):
+def event_ids(prefix: str = "") -> list[str]:
     """SYSTEM:EVENT ids of the running kernel's events (tracefs), for
     completion: cheap and local, unlike asking the target for markers."""
     for d in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
@@ -55,7 +58,7 @@ def event_ids(prefix=""):
     return []
 
 
-def complete_event(text, word):
+def complete_event(text: str, word: Optional[str]) -> Optional[list[str]]:
     """Complete the SYSTEM:EVENT id being typed at the end of text.  gdb
     breaks words at ':', so @word is only the part after it: match the
     whole token, answer with what replaces @word."""
@@ -80,13 +83,13 @@ Usage: gtp-markers [REGEX]
 Shows the markers whose SYSTEM:EVENT id matches REGEX (Python syntax,
 searched anywhere in the id), with their address and argument list."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-markers", gdb.COMMAND_TRACEPOINTS)
 
-    def complete(self, text, word):
+    def complete(self, text: str, word: Optional[str]) -> Union[list[str], int, None]:
         return complete_event(text, word)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         try:
             rx = re.compile(arg.strip())
         except re.error as e:
@@ -110,17 +113,16 @@ argument names work (`if counter1 > 0`), otherwise use registers: the
 arguments are in $rsi, $rdx, $rcx, $r8, $r9.  Add actions as usual, e.g.
 `actions` / `collect $_sdata` / `end`."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-strace", gdb.COMMAND_TRACEPOINTS)
 
-    def complete(self, text, word):
-        # SYSTEM:EVENT first, then a condition: a gdb expression.
+    def complete(self, text: str, word: Optional[str]) -> Union[list[str], int, None]:
         words = text.split()
         if len(words) > 1 or (words and text.endswith(" ")):
             return gdb.COMPLETE_EXPRESSION
         return complete_event(text, word)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         m = re.match(r"^\s*(\S+)\s*(?:\bif\b\s*(.*))?$", arg)
         if not m or ":" not in m.group(1):
             raise gdb.GdbError("usage: gtp-strace SYSTEM:EVENT [if COND]")
@@ -142,6 +144,6 @@ arguments are in $rsi, $rdx, $rcx, $r8, $r9.  Add actions as usual, e.g.
                   % ("static" if kind == "strace" else "plain", ident, addr))
 
 
-def register():
+def register() -> None:
     Markers()
     Strace()

@@ -14,14 +14,17 @@ either way, so `trace FUNC` always finds the address.  A kernel without
 BTF (no /sys/kernel/btf/vmlinux) gets only that: every function by name,
 no types, no argument names.
 """
+from __future__ import annotations
+
 import os
+from typing import Iterable, Optional
 
 from . import btf as B
 from . import dwarfgen, elfgen, ksyms
 
 
 class Stats:
-    def __init__(self):
+    def __init__(self) -> None:
         self.types = 0          # BTF type ids translated
         self.funcs = 0          # kallsyms functions in .symtab
         self.described = 0      # of them with BTF arguments (subprograms)
@@ -30,7 +33,7 @@ class Stats:
         self.kernel_btf = True  # False: vmlinux has no BTF (symtab only)
 
 
-def btf_funcs(b):
+def btf_funcs(b: B.Btf) -> dict[str, Optional[int]]:
     """{name: FUNC_PROTO id, or None when BTF has several FUNCs so named}."""
     out = {}
     for j, k in enumerate(b.kind):
@@ -44,12 +47,14 @@ def btf_funcs(b):
     return out
 
 
-def read_btf(btf_dir, name, base=None):
+def read_btf(btf_dir: str, name: str, base: Optional[B.Btf] = None) -> B.Btf:
     with open(os.path.join(btf_dir, name), "rb") as f:
         return B.Btf(f.read(), base, name)
 
 
-def build(owners, btf_dir="/sys/kernel/btf", modules=None, vmlinux=None, kernel=True):
+def build(owners: dict[Optional[str], list[ksyms.Sym]], btf_dir: str = "/sys/kernel/btf",
+          modules: Optional[Iterable[Optional[str]]] = None, vmlinux: Optional[B.Btf] = None,
+          kernel: bool = True) -> tuple[bytes, Stats]:
     """(ELF bytes, Stats).
 
     owners: ksyms.read()'s map; modules: the module names to include (all

@@ -22,9 +22,12 @@ Reading the ELF headers, the notes and .symtab is a few seeks into a
 loaded before or after, leaves the kernel's functions to this file (its
 BTF file then describes the modules only; see on_load()).
 """
+from __future__ import annotations
+
 import os
 import struct
 import time
+from typing import Callable, Optional
 
 import gdb
 
@@ -39,7 +42,7 @@ _state = {"path": None, "slide": None, "secs": None}
 _hooks = []
 
 
-def default_path():
+def default_path() -> Optional[str]:
     """The first of DEFAULTS that exists for the running kernel, or None."""
     for d in DEFAULTS:
         p = d % os.uname().release
@@ -48,12 +51,12 @@ def default_path():
     return None
 
 
-def loaded():
+def loaded() -> Optional[str]:
     """The path of the vmlinux gtp-load-vmlinux loaded, or None."""
     return _state["path"]
 
 
-def on_load(fn):
+def on_load(fn: Callable[[], None]) -> None:
     """Call fn() after each vmlinux is loaded (gtp-kernel-symbols makes its
     file again without the kernel's functions, when it has one loaded)."""
     _hooks.append(fn)
@@ -126,7 +129,7 @@ class _Elf:
         self.f.close()
 
 
-def check(path):
+def check(path: str) -> tuple[int, list[str], bool]:
     """(slide, [zero-address sections], has_index) for path, if it is the
     running kernel's vmlinux with DWARF; a gdb.GdbError saying why not."""
     elf = _Elf(path)
@@ -173,7 +176,7 @@ def _kallsyms_text():
     return addr
 
 
-def load(path=None, quiet=False):
+def load(path: Optional[str] = None, quiet: bool = False) -> None:
     """Check path (default_path() if None) and add it at the slide."""
     if path is None:
         path = default_path()
@@ -218,15 +221,15 @@ unless given.  Refused unless the file has DWARF and the running kernel's
 build id (/sys/kernel/notes), and /proc/kallsyms shows addresses (root).
 The slide is _text's live address (kallsyms) minus its linked one."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gtp-load-vmlinux", gdb.COMMAND_FILES, gdb.COMPLETE_FILENAME)
 
-    def invoke(self, arg, from_tty):
+    def invoke(self, arg: str, from_tty: bool) -> None:
         argv = gdb.string_to_argv(arg)
         if len(argv) > 1:
             raise gdb.GdbError("usage: gtp-load-vmlinux [PATH]")
         load(argv[0] if argv else None)
 
 
-def register():
+def register() -> None:
     LoadVmlinux()

@@ -46,7 +46,7 @@ enum ax_opcode {
 
 #define AX_MAX_CODE	1024	/* bytes of bytecode accepted (gdb sends <= 184) */
 #define AX_MAX_STACK	64	/* verified bound on stack depth */
-#define AX_STEP_BUDGET	65536	/* insns per evaluation when a backward jump exists */
+#define AX_STEP_BUDGET	65536	/* insns one probe hit may run, all programs */
 #define AX_NR_GDB_REGS	17	/* reg 0..16 = rax..r15, rip (gdb amd64 remote numbers) */
 
 /* Why an evaluation stopped early (env->err).  0 = ran to 'end'. */
@@ -54,7 +54,7 @@ enum ax_error {
 	AX_ERR_NONE = 0,
 	AX_ERR_MEM,		/* ref* on an unreadable address */
 	AX_ERR_DIV0,		/* div/rem by zero */
-	AX_ERR_BUDGET,		/* step budget exhausted (backward jumps) */
+	AX_ERR_BUDGET,		/* the hit's step budget is spent */
 	AX_ERR_TRACE,		/* a trace helper failed (frame full) */
 	AX_ERR_REG,		/* reg N the context cannot supply */
 	AX_ERR_TSV,		/* getv/setv: the hook refused the variable */
@@ -85,12 +85,18 @@ enum ax_error {
  *    pass their operand (0 is allowed: flexible array members).  Any hook
  *    failure (trace, tracev) -> AX_ERR_TRACE; getv/setv -> AX_ERR_TSV.
  *  - reg N with env->regs == NULL -> AX_ERR_REG.
- *  - Step budget (only when prog->backjump; ax_run() sets env->steps =
- *    AX_STEP_BUDGET): a *taken* backward jump from insn index j to target
- *    index t (t <= j) costs span = j - t + 1 steps.  If env->steps < span
- *    the jump stops with AX_ERR_BUDGET (err_pc = the jump), else
- *    env->steps -= span.  Forward jumps and straight-line code cost
- *    nothing; so an evaluation runs at most AX_STEP_BUDGET + ninsns insns.
+ *  - Step budget (ax_run() sets env->steps = AX_STEP_BUDGET; a probe hit
+ *    sets it once for its condition and all its actions): every
+ *    evaluation first costs prog->ninsns steps, the most insns it can run
+ *    without a backward jump; if env->steps < ninsns it stops at once
+ *    with AX_ERR_BUDGET (err_pc 0, nothing run, steps unchanged), else
+ *    env->steps -= ninsns.  Then a *taken* backward jump from insn index
+ *    j to target index t (t <= j) costs span = j - t + 1 steps: if
+ *    env->steps < span the jump stops with AX_ERR_BUDGET (err_pc = the
+ *    jump), else env->steps -= span.  Forward jumps cost nothing more.
+ *    An evaluation runs at most ninsns + (the spans it paid) insns, so
+ *    the steps charged bound the insns run: one hit never runs more than
+ *    AX_STEP_BUDGET insns in all, straight-line code included.
  *  - Result: the top of stack at 'end', or 0 when the stack is empty.
  */
 
@@ -113,7 +119,7 @@ struct ax_prog {
 	struct ax_insn *insns;
 	u32 ninsns;
 	u32 max_depth;		/* deepest stack the program can reach */
-	bool backjump;		/* has a backward jump: step budget applies */
+	bool backjump;		/* has a backward jump: loops charge spans */
 	bool is_cond;		/* a condition: result matters */
 	u32 code_len;
 	u8 *code;		/* copy of the original bytecode */
@@ -134,7 +140,7 @@ struct ax_env {
 	struct pt_regs *regs;	/* registers at the probe */
 	void *frame;		/* the frame under construction (hooks) */
 	void *tp;		/* the tracepoint being evaluated (hooks) */
-	u32 steps;		/* insns left when prog->backjump */
+	u32 steps;		/* insns this hit may still run */
 	u32 err;		/* enum ax_error, 0 if none */
 	u64 err_pc;		/* bytecode offset of the failing insn */
 	u32 faults;		/* nofault reads that failed in this hit */
@@ -175,11 +181,13 @@ u64 ax_interp(const struct ax_prog *prog, struct ax_env *env);
 
 /*
  * A probe hit runs its condition and all its actions on one budget, so
- * the number of actions does not multiply the work one hit may do:
- * env->steps is set once per hit (AX_STEP_BUDGET) and every failed
- * nofault read counts in env->faults; past AX_HIT_FAULTS_MAX the hit's
- * reads fail without being tried (each fault is an exception taken with
- * preemption off).
+ * neither the number of actions nor running the condition twice can
+ * multiply the work one hit may do: env->steps is set once per hit
+ * (AX_STEP_BUDGET) and never again, and every failed nofault read counts
+ * in env->faults; past AX_HIT_FAULTS_MAX the hit's reads fail without
+ * being tried (each fault is an exception taken with preemption off).
+ * AX_ERR_BUDGET ends the hit: no further action runs, and what it
+ * collected so far is kept.
  */
 #define AX_HIT_FAULTS_MAX	128
 
@@ -195,8 +203,7 @@ static inline u64 ax_run_hit(const struct ax_prog *prog, struct ax_env *env)
 /* One evaluation on a budget of its own (tests, tools). */
 static inline u64 ax_run(const struct ax_prog *prog, struct ax_env *env)
 {
-	if (prog->backjump)
-		env->steps = AX_STEP_BUDGET;
+	env->steps = AX_STEP_BUDGET;
 	return ax_run_hit(prog, env);
 }
 

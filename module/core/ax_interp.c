@@ -19,7 +19,8 @@
  *   - control never falls off the end of insns[].
  *
  * What remains dynamic is what depends on the hit: memory reads, hooks,
- * division by zero, and the step budget of programs with backward jumps.
+ * division by zero, and the hit's step budget (ninsns at entry, then the
+ * span of every taken backward jump).
  * Each of those stops the run through fail(): err, err_pc, result 0.
  *
  * Stack layout: the top of stack lives in the local 'top'; the items
@@ -104,8 +105,9 @@ static __always_inline int do_ref(struct ax_env *env, u8 op, u64 *val)
 /**
  * ax_interp - evaluate a verified program
  * @prog:	from ax_verify()
- * @env:	registers, frame and hook context of this hit; env->steps must
- *		hold the budget when prog->backjump (ax_run() does that)
+ * @env:	registers, frame and hook context of this hit; env->steps
+ *		holds what is left of the hit's budget (ax_run() sets a
+ *		fresh one)
  *
  * Return: the top of stack at 'end', 0 if the stack is empty there, and 0
  * with env->err / env->err_pc set if the evaluation stopped on an error.
@@ -173,6 +175,10 @@ u64 ax_interp(const struct ax_prog *prog, struct ax_env *env)
 		[AX_ROT] = &&op_rot,
 	};
 
+	/* the most this program runs without a backward jump, see ax.h */
+	if (unlikely(env->steps < prog->ninsns))
+		return fail(env, insn, AX_ERR_BUDGET);
+	env->steps -= prog->ninsns;
 	stack[0] = 0;
 	DISPATCH();
 

@@ -561,8 +561,12 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		}
 	}
 	fb.len = GTP_FRAME_HDR;
-	for (i = 0; i < tp->nactions; i++)
+	for (i = 0; i < tp->nactions; i++) {
 		run_action(tp, &tp->actions[i], env, &fb);
+		/* the hit's budget is spent: it ends, keeping what it has */
+		if (unlikely(env->err == AX_ERR_BUDGET))
+			break;
+	}
 	if (!len) {
 		stored = store_frame(tp, &fb);
 	} else if (fb.buf != scratch) {
@@ -575,49 +579,6 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	}
 	pass_count_check(tp, hits);
 	return stored;
-}
-
-/**
- * gtp_tp_hit - tracepoint @tp was hit with registers @regs
- * @tp:		the tracepoint
- * @regs:	the registers at the hit
- * @scratch:	this CPU's scratch area for building a frame
- * @cap:	bytes at @scratch
- *
- * Context: probe context.  Collects one frame if the trace runs, @tp is
- * enabled and its condition holds; enforces the pass count.
- *
- * Return: true when a frame was collected.
- */
-bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
-		u32 cap)
-{
-	struct ax_env env = { .regs = regs, .tp = tp,
-			      .steps = AX_STEP_BUDGET };
-	const struct ax_prog *cond = tp->cond;
-	u64 res = 1;
-
-	/*
-	 * Most hits of a selective tracepoint fail its condition.  One
-	 * without side effects gives the same answer whenever it runs: decide
-	 * it first, before anything else is looked at.
-	 */
-	if (cond && tp->cond_pure) {
-		res = ax_run_hit(cond, &env);
-		if (!res && !env.err)
-			return false;
-	}
-	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
-		return false;
-	if (cond && !tp->cond_pure)
-		res = ax_run_hit(cond, &env);
-	if (env.err) {
-		note_error(tp, &env);
-		return false;
-	}
-	if (!res)
-		return false;
-	return tp_collect(tp, &env, scratch, cap);
 }
 
 /* Out of line: its environment costs a stack canary the lean path avoids. */
@@ -639,4 +600,71 @@ bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 	if (tp->regs_only)
 		return tp_collect_regs(tp, regs);
 	return hit_held_actions(tp, regs, scratch, cap, pre);
+}
+
+/**
+ * gtp_tp_hit_undecided - the rest of a hit gtp_tp_precheck() left open
+ * @tp:		the tracepoint
+ * @regs:	the registers at the hit
+ * @scratch:	this CPU's scratch area for building a frame
+ * @cap:	bytes at @scratch
+ * @pre:	the precheck's environment: the hit's budget so far, and the
+ *		error of a pure condition that failed there
+ *
+ * Context: probe context.  Collects one frame if the trace runs, @tp is
+ * enabled and its condition holds; enforces the pass count.  A pure
+ * condition is never evaluated twice in one hit: that would give it a
+ * second budget.
+ *
+ * Return: true when a frame was collected.
+ */
+bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
+			  u8 *scratch, u32 cap, const struct ax_env *pre)
+{
+	struct ax_env env = { .regs = regs, .tp = tp, .steps = pre->steps,
+			      .faults = pre->faults };
+	u64 res = 1;
+
+	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
+		return false;
+	if (tp->cond_pure) {
+		env.err = pre->err;
+		env.err_pc = pre->err_pc;
+	} else if (tp->cond) {
+		res = ax_run_hit(tp->cond, &env);
+	}
+	if (env.err) {
+		note_error(tp, &env);
+		return false;
+	}
+	if (!res)
+		return false;
+	return tp_collect(tp, &env, scratch, cap);
+}
+
+/**
+ * gtp_tp_hit - tracepoint @tp was hit with registers @regs
+ * @tp:		the tracepoint
+ * @regs:	the registers at the hit
+ * @scratch:	this CPU's scratch area for building a frame
+ * @cap:	bytes at @scratch
+ *
+ * Context: probe context.  What the probes do in two steps (precheck,
+ * then the rest), in one call.
+ *
+ * Return: true when a frame was collected.
+ */
+bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+		u32 cap)
+{
+	struct ax_env env = { 0 };
+
+	switch (gtp_tp_precheck(tp, regs, &env)) {
+	case GTP_PRE_FALSE:
+		return false;
+	case GTP_PRE_HELD:
+		return gtp_tp_hit_held(tp, regs, scratch, cap, &env);
+	default:
+		return gtp_tp_hit_undecided(tp, regs, scratch, cap, &env);
+	}
 }

@@ -18,21 +18,14 @@ struct gtp_fbuild {
 };
 
 /*
- * The probe handler's whole job: check the condition, collect, store.
- * @scratch must be private to this CPU for the duration of the call.
- * Returns true if a frame was stored.
- */
-bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
-		u32 cap);
-
-/*
  * The probe fast path, before any per-CPU state is looked at: most hits
  * of a selective tracepoint fail its condition, and a pure one (see
  * tp->cond_pure) can be decided first.  GTP_PRE_FALSE: the hit does
  * nothing at all; GTP_PRE_HELD (or no condition): call gtp_tp_hit_held();
  * GTP_PRE_UNKNOWN (a condition with side effects, or one that failed to
- * evaluate): call gtp_tp_hit().  @env: the caller's, private to this CPU
- * and context; only the fields ax_run() needs are set.
+ * evaluate): call gtp_tp_hit_undecided().  @env: the caller's, private to
+ * this CPU and context; it starts the hit's one step budget (ax.h), which
+ * the rest of the hit continues.
  */
 enum gtp_precheck { GTP_PRE_UNKNOWN, GTP_PRE_FALSE, GTP_PRE_HELD };
 
@@ -55,11 +48,28 @@ gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
 }
 
 /*
- * gtp_tp_hit() for a hit whose condition gtp_tp_precheck() saw hold; the
+ * The rest of a hit whose condition gtp_tp_precheck() saw hold: the
  * actions continue on what is left of @pre's budget.
+ * @scratch must be private to this CPU (and nesting level) for the
+ * duration of the call.  Returns true if a frame was stored.
  */
 bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		     u32 cap, const struct ax_env *pre);
+
+/*
+ * The rest of a hit gtp_tp_precheck() left undecided: a condition with
+ * side effects runs now, on what is left of @pre's budget; a pure one
+ * already failed there and is not run again (its error is counted).
+ */
+bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
+			  u8 *scratch, u32 cap, const struct ax_env *pre);
+
+/*
+ * A whole hit (precheck, then the rest) as a probe does it: check the
+ * condition, collect, store.  Returns true if a frame was stored.
+ */
+bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+		u32 cap);
 
 /* Side effects of agent expressions in actions (the ax_hook_* bodies). */
 int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);

@@ -27,7 +27,8 @@ void gtp_host_register(const struct gtp_host_ops *ops)
 		     !ops->jit_enabled || !ops->jit_off_reason ||
 		     !ops->exec_alloc || !ops->exec_install ||
 		     !ops->exec_free || !ops->exec_want_endbr ||
-		     !ops->exec_return_thunk || !ops->jit_direct ||
+		     !ops->exec_return_thunk || !ops->exec_call_depth ||
+		     !ops->jit_direct ||
 		     !ops->jit_unpin || !ops->kstack ||
 		     !ops->sdata_fields);
 	gtp_host = ops;

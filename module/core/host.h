@@ -43,6 +43,9 @@ struct gtp_conn;
  *	IBT).
  * @exec_return_thunk: where JIT code returns through instead of 'ret'
  *	(the kernel's return thunk, as its BPF JIT uses), or NULL.
+ * @exec_call_depth: emit call-depth accounting ("sarq $5, %gs:*@var")
+ *	before every call JIT code makes, as the kernel's BPF JIT does when
+ *	it stuffs the return stack buffer by call depth; false: none.
  * @jit_direct: may JIT code read [@addr, @addr + @size) of a constant
  *	address with a plain load instead of calling ax_hook_read()?  Only
  *	when the whole range stays mapped for as long as the image can run
@@ -72,6 +75,7 @@ struct gtp_host_ops {
 	void (*exec_free)(void *image, size_t size);
 	bool (*exec_want_endbr)(void);
 	void *(*exec_return_thunk)(void);
+	bool (*exec_call_depth)(s32 *var);
 	const void *(*jit_direct)(u64 addr, u32 size, void **pin);
 	void (*jit_unpin)(void *pin);
 

@@ -56,8 +56,10 @@ struct gtp_fbuild;
 struct gtp_static_regs {
 	struct pt_regs regs;
 	u32 nargs;		/* event arguments after the data pointer */
-	u32 reserved;
-	u64 pad;		/* keeps the frame a multiple of 16 minus 8 */
+	u32 slot;		/* this hit's nesting slot on its CPU (nest.h) */
+	u32 cond_held;		/* the entry's fast condition held: its
+				 * environment follows, with the hit's budget */
+	u32 pad;		/* keeps the frame a multiple of 16 minus 8 */
 };
 
 static inline const struct gtp_static_regs *

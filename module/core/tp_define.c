@@ -31,13 +31,25 @@ static void refuse(struct gtp_conn *gc, const char *why, u32 num)
 	gtp_reply_error(gc, 1);
 }
 
+/* Bytes of bytecode @tp holds so far (GTP_TP_CODE_MAX). */
+static u32 tp_code_bytes(const struct gtp_tp *tp)
+{
+	u32 n = tp->cond ? tp->cond->code_len : 0, i;
+
+	for (i = 0; i < tp->nactions; i++)
+		if (tp->actions[i].prog)
+			n += tp->actions[i].prog->code_len;
+	return n;
+}
+
 /*
  * Decode "<len>,<hex>" at *@pp (len in hex bytes), verify it, try the JIT.
  * On success *@pp points after the hex and *@out holds the program.
  */
-static int parse_bytecode(struct gtp_conn *gc, u32 num, const char **pp,
-			  bool is_cond, struct ax_prog **out)
+static int parse_bytecode(struct gtp_conn *gc, const struct gtp_tp *tp,
+			  const char **pp, bool is_cond, struct ax_prog **out)
 {
+	u32 num = tp->num, have;
 	char log[128];
 	const char *p;
 	u64 len;
@@ -48,6 +60,14 @@ static int parse_bytecode(struct gtp_conn *gc, u32 num, const char **pp,
 	if (!p || *p != ',' || len == 0 || len > AX_MAX_CODE) {
 		refuse(gc, "malformed or oversized agent expression", num);
 		return -EINVAL;
+	}
+	have = tp_code_bytes(tp);
+	if (have + len > GTP_TP_CODE_MAX) {
+		gtp_console(gc, "gtp: tracepoint %u: its condition and actions would hold %llu bytes of bytecode, more than the %u a location may have (one hit runs at most %u bytecode steps)\n",
+			    num, (unsigned long long)(have + len),
+			    GTP_TP_CODE_MAX, AX_STEP_BUDGET);
+		gtp_reply_error(gc, 1);
+		return -E2BIG;
 	}
 	p++;
 	code = gtp_malloc(len);
@@ -107,7 +127,7 @@ static int parse_def_options(struct gtp_conn *gc, struct gtp_tp *tp,
 			}
 			x = p;
 			p++;
-			if (parse_bytecode(gc, tp->num, &p, true, &tp->cond))
+			if (parse_bytecode(gc, tp, &p, true, &tp->cond))
 				return -EINVAL;
 			tp->cond_pure = gtp_cond_is_pure(tp->cond);
 			tp->cond_hex = gtp_malloc(p - x + 1);
@@ -274,7 +294,7 @@ static int parse_actions(struct gtp_conn *gc, struct gtp_tp *tp,
 			break;
 		case 'X':
 			a.type = GTP_ACT_EXPR;
-			if (parse_bytecode(gc, tp->num, &p, false, &a.prog))
+			if (parse_bytecode(gc, tp, &p, false, &a.prog))
 				return -EINVAL;
 			break;
 		case 'L':

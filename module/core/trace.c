@@ -42,6 +42,7 @@ static struct {
 	char user[GTP_NOTE_MAX + 1];	/* notes, hex as gdb sent them */
 	char notes[GTP_NOTE_MAX + 1];
 	char stop_note[GTP_NOTE_MAX + 1];
+	char error[GTP_NOTE_MAX + 1];	/* GTP_STOP_ERROR's text */
 	struct ro_range ro[GTP_MAX_RO];
 	u32 nro;
 } run;
@@ -78,6 +79,24 @@ static void trace_stop(enum gtp_stop_reason why)
 	}
 	gtp_frames_stop();
 	gtp_static_on_stop();
+}
+
+/**
+ * gtp_trace_stop_error() - the host stops the trace: it cannot go on
+ * @why: one line for gdb's tstatus ("Trace stopped by an error (@why,
+ *	tracepoint @tpnum)")
+ * @tpnum: the tracepoint concerned, or 0
+ *
+ * Context: process, under the host's lock.  Detaches every probe (and
+ * waits for running hits) if any is attached; keeps the frames.
+ */
+void gtp_trace_stop_error(const char *why, u32 tpnum)
+{
+	if (!gtp_trace_busy())
+		return;
+	if (stop_running(GTP_STOP_ERROR, tpnum))
+		scnprintf(run.error, sizeof(run.error), "%s", why);
+	trace_stop(GTP_STOP_ERROR);
 }
 
 bool gtp_trace_frames_readable(void)
@@ -140,6 +159,12 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 			  run.stop_tp);
 		gtp_reply(gc, "tstop:");
 		rsp_reply_hex(&gc->rsp, why, strlen(why));
+		gtp_replyf(gc, ":%x", run.stop_tp);
+		break;
+	case GTP_STOP_ERROR:
+		/* gdb: "Trace stopped by an error (<text>, tracepoint N)." */
+		gtp_reply(gc, "terror:");
+		rsp_reply_hex(&gc->rsp, run.error, strlen(run.error));
 		gtp_replyf(gc, ":%x", run.stop_tp);
 		break;
 	}
@@ -279,7 +304,11 @@ static void report_errors(struct gtp_conn *gc)
 			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: %ld evaluation error(s), last: %s\n",
 				    tp->num, (unsigned long long)tp->addr, n,
 				    ax_error_name(READ_ONCE(tp->last_err)));
-		if (tp->missed)
+		if (tp->missed && tp->is_static)
+			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %llu hit(s) dropped (fired by its own hit's work, or nested deeper than the probe's slots on a CPU)\n",
+				    tp->num, (unsigned long long)tp->addr,
+				    (unsigned long long)tp->missed);
+		else if (tp->missed)
 			gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %llu hit(s) missed by the kernel (%s)\n",
 				    tp->at_return ? "return " : "", tp->num,
 				    (unsigned long long)tp->addr,

@@ -19,6 +19,7 @@ enum gtp_stop_reason {
 	GTP_STOP_DISCONNECTED,	/* gdb went away, disconnected tracing off */
 	GTP_STOP_PASSCOUNT,	/* a tracepoint reached its pass count */
 	GTP_STOP_TRIGGER,	/* an action set $gtp_stop (tsv.c) */
+	GTP_STOP_ERROR,		/* the host had to (gtp_trace_stop_error()) */
 };
 
 #define GTP_DEFAULT_BUF_SIZE	(4 << 20)
@@ -37,6 +38,8 @@ static inline bool gtp_trace_running(void)
 }
 bool gtp_trace_busy(void);	/* probes attached or running */
 void gtp_trace_stop_from_probe(enum gtp_stop_reason why, u32 tpnum);
+/* Process context: stop and detach, gdb's tstatus shows @why. */
+void gtp_trace_stop_error(const char *why, u32 tpnum);
 
 /* Make the frames readable: stop writers if the run is over. */
 bool gtp_trace_frames_readable(void);

@@ -106,6 +106,62 @@ int gtp_tp_jit(struct ax_prog *prog, char *log, size_t logsz)
 	return ret;
 }
 
+/* Does @tp run an image that loads directly from what @pin holds? */
+static bool tp_holds(const struct gtp_tp *tp, const void *pin)
+{
+	u32 i;
+
+	if (ax_jit_holds(tp->cond, pin))
+		return true;
+	for (i = 0; i < tp->nactions; i++)
+		if (ax_jit_holds(tp->actions[i].prog, pin))
+			return true;
+	return false;
+}
+
+/**
+ * gtp_tps_jit_holder() - which tracepoint's JIT code reads through @pin?
+ * @pin: a pin the host's jit_direct handed out
+ *
+ * Return: the number of the first such tracepoint, or 0.
+ */
+u32 gtp_tps_jit_holder(const void *pin)
+{
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		if (tp_holds(tp, pin))
+			return tp->num;
+	return 0;
+}
+
+static void prog_drop_jit(struct ax_prog *prog, const void *pin)
+{
+	if (ax_jit_holds(prog, pin)) {
+		ax_jit_free(prog);	/* and its pins */
+		jit_images--;
+	}
+}
+
+/**
+ * gtp_tps_jit_drop() - free every JIT image that holds @pin
+ * @pin: a pin the host's jit_direct handed out (what it pins is going)
+ *
+ * Their programs are interpreted from now on: every read through the
+ * nofault hook.  Only while no probe runs them.
+ */
+void gtp_tps_jit_drop(const void *pin)
+{
+	struct gtp_tp *tp;
+	u32 i;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		prog_drop_jit(tp->cond, pin);
+		for (i = 0; i < tp->nactions; i++)
+			prog_drop_jit(tp->actions[i].prog, pin);
+	}
+}
+
 void gtp_tp_free(struct gtp_tp *tp)
 {
 	u32 i;

@@ -86,6 +86,13 @@ struct gtp_tp {
  * runs on every hit, and every X action may hold a JIT image.
  */
 #define GTP_TP_ACTIONS_MAX	1024
+/*
+ * Bytecode per location, condition and actions together.  Every insn
+ * takes at least a byte, so a location without loops never runs out of
+ * its hit's step budget (ax.h), and one with loops is refused no less
+ * clearly at definition time than it would be cut at every hit.
+ */
+#define GTP_TP_CODE_MAX		AX_STEP_BUDGET
 #define GTP_TP_CHUNKS_MAX	128
 #define GTP_TP_SRCS_MAX		256
 #define GTP_TP_SRC_BYTES_MAX	(64 * 1024)
@@ -105,6 +112,9 @@ void gtp_tps_free(void);
 u32 gtp_tps_interpreted(const char **why);
 void gtp_tps_reset_counts(void);
 void gtp_tps_mark_returns(void);
+/* JIT images holding a host pin (host.h jit_direct): a module going away */
+u32 gtp_tps_jit_holder(const void *pin);
+void gtp_tps_jit_drop(const void *pin);
 void gtp_tracepoint_init(void);
 
 /* Parsers, exposed for the unit tests; reply through @gc. */

@@ -219,6 +219,17 @@ static void pkt_qtdv(struct gtp_conn *gc, char *args)
 	if (nhex / 2 >= sizeof(name) || rsp_hex2bin(p, nhex, (u8 *)name) < 0)
 		goto malformed;
 	name[nhex / 2] = '\0';
+	/*
+	 * Probes read the table without locks, trusting that a slot does
+	 * not change under them (the header): no redefining while they run.
+	 * gdb's tstart defines every variable after QTinit, before QTStart.
+	 */
+	if (gtp_trace_busy()) {
+		gtp_console(gc, "gtp: cannot define trace state variable %llu while a trace runs (tstop first)\n",
+			    (unsigned long long)num);
+		gtp_reply_error(gc, 1);
+		return;
+	}
 	if (tsv_define(num, (s64)val, builtin, name)) {
 		gtp_console(gc, "gtp: too many trace state variables (at most %u)\n",
 			    GTP_MAX_TSV);

@@ -47,7 +47,7 @@ def loop(n):
 
 
 def reload_gtp(params=""):
-    sh("rmmod gtp")
+    sh("rmmod gtptrace")
     sh("insmod %s %s" % (GTP_KO, params))
 
 

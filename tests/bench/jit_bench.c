@@ -11,8 +11,9 @@
  * (the Fig. 11 loop's (i, i-1) plus negatives); each engine is called
  * through a function pointer with the hit's struct ax_env, as ax_run()
  * calls them in a probe (the gcc functions have the JIT's signature and
- * read env->regs).  None of these conditions has a backward jump, so
- * ax_run()'s step-budget setup is not part of any column.  The three must agree on every input (checked first;
+ * read env->regs).  Every evaluation starts a hit's step budget (one
+ * store, as the probe's precheck does, in every column), and the
+ * interpreter and the JIT pay it (ax.h).  The three must agree on every input (checked first;
  * a disagreement is reported and the benchmark exits 1).  Time per
  * evaluation is the median over BATCHES batches, the engines interleaved
  * within each batch so that machine noise hits them alike.
@@ -125,18 +126,21 @@ static double time_batch(struct cond *c, int idx, int engine, long evals)
 	case 0:
 		for (i = 0; i < evals; i++) {
 			env.regs = &inputs[i & (NR_INPUTS - 1)];
+			env.steps = AX_STEP_BUDGET;
 			acc += ax_interp(c->prog, &env);
 		}
 		break;
 	case 1:
 		for (i = 0; i < evals; i++) {
 			env.regs = &inputs[i & (NR_INPUTS - 1)];
+			env.steps = AX_STEP_BUDGET;
 			acc += jit(&env);
 		}
 		break;
 	default:
 		for (i = 0; i < evals; i++) {
 			env.regs = &inputs[i & (NR_INPUTS - 1)];
+			env.steps = AX_STEP_BUDGET;
 			acc += native(&env);
 		}
 		break;

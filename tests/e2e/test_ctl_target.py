@@ -53,7 +53,7 @@ detach
     expect(so, r"^tracepoint 1 at 0x[0-9a-f]+: 3 hits, \d+ bytes, 0 errors$")
     # a condition that faults on every call: no hit, each call an error
     expect(so, r"^tracepoint 2 at 0x[0-9a-f]+: 0 hits, 0 bytes, 3 errors "
-           r"\(last: memory read failed\)$")
+           r"\(last: unreadable memory\)$")
     sh("echo 4 > /proc/gtp_test")
     rc, so, se = ctl("stop")
     assert rc == 0, se

@@ -11,7 +11,7 @@ once the definitions are gone it can be unloaded again.
 import os
 import re
 
-from gtplib import (expect, expect_not, frames_collected, gdb_script,
+from gtplib import (REPO, expect, expect_not, frames_collected, gdb_script,
                     leaves_target_clean, param, reset_target, sh, values)
 from test_jit import HEAD, set_jit
 
@@ -109,3 +109,15 @@ def test_unpinned_after_definitions_go():
     sh("rmmod gtp_test")    # the pin went with the image
     sh("insmod %s" % KO)
     assert param("jit").strip() == "Y"
+
+
+def test_freed_kernel_data_excluded():
+    """core/kdata.c on this kernel's own section symbols: the unit test
+    (tests/unit/test_kdata.c, built by make unit) run on /proc/kallsyms.
+    The unused part of .bss..decrypted lies inside .bss but is freed
+    after boot; neither it nor the init sections may be loaded directly."""
+    binary = os.path.join(REPO, "build", "unit", "test_kdata")
+    assert os.path.exists(binary), "run make unit first: no %s" % binary
+    out = sh("cd %s && GTP_KALLSYMS=/proc/kallsyms %s 2>&1" % (REPO, binary))
+    expect(out, r"\[  PASSED  \] \d+ test")
+    expect_not(out, r"FAILED")

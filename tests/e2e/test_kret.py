@@ -131,7 +131,7 @@ tsave %s
 set width 0
 source %s
 gtp-load-module gtp_test
-gtp-load-module gtp
+gtp-load-module gtptrace
 gtp-kernel-symbols
 target tfile %s
 tfind 0

@@ -5,10 +5,12 @@ static_debug knob (module parameter), which attaches through the same code
 the tracepoint machinery uses, so they check register capture and probe
 removal independently of a gdb session.
 """
+import os
 import re
 
-from gtplib import (GDB_HEAD, GTP_KO, STATIC_KNOB as KNOB, TARGET, TEST_KO, connect, expect,
-                    expect_not, gdb, gdb_script, knob, ksym, param, reset_target, sh)
+from gtplib import (GDB_HEAD, GTP_KO, STATIC_KNOB as KNOB, TARGET, TEST_KO, Skip, connect,
+                    expect, expect_not, expected_log, gdb, gdb_script, knob, ksym,
+                    param, reset_target, sh)
 from rspconn import Conn
 
 
@@ -56,6 +58,20 @@ def test_probe_captures_arguments():
     finally:
         knob("off")
     expect(knob(), r"^attached=0 ")
+
+
+def test_probe_runs_pinned():
+    """Newer kernels call tracepoint probes under SRCU alone, preemptible:
+    the probe's per-CPU state would be shared between tasks, so it pins
+    the CPU itself; the capture callback never runs preemptible."""
+    before = int(param("static_debug_preemptible"))
+    knob("capture gtp_test:gtp_test_event")
+    try:
+        sh("echo 50 > /proc/gtp_test")
+        expect(knob(), r"attached=1 hits=50 ")
+    finally:
+        knob("off")
+    assert int(param("static_debug_preemptible")) == before
 
 
 def test_probe_condition():
@@ -352,13 +368,86 @@ detach
     try:
         expect(knob(), r"^attached=1 ")
         sh("echo 2 > /proc/gtp_test")
-        sh("rmmod gtp")
+        sh("rmmod gtptrace")
         sh("echo 2 > /proc/gtp_test")   # the tracepoint fires with no probe
         sh("rmmod gtp_test && insmod %s" % TEST_KO)
     finally:
-        if "gtp " not in sh("lsmod"):
+        if "gtptrace " not in sh("lsmod"):
             sh("insmod %s" % GTP_KO)
     expect(knob(), r"^attached=0 ")
+
+
+def test_nmi_hit_nested_in_int3_inside_hit():
+    # Static hits nest on a CPU, and a kernel int3 runs as NMI context:
+    # a hit taken in a kprobe's handler inside another hit in NMI context
+    # is "NMI" as much as its host.  gtp_test's nofault-tp kprobe sits in
+    # copy_from_kernel_nofault() (an int3: it has a post-handler) and
+    # fires gtp_test_event(-2, 0).  sysrq-l sends an NMI to the other
+    # CPU, where nmi:nmi_handler's hit (tracepoint 1) builds its frame in
+    # scratch (an M block makes its size unknown) and reads the stack:
+    # that read hits the kprobe, whose tracepoint 2 hit runs nested in
+    # the NMI hit.  Each must build its frame in its own slot: before, both
+    # were context level 3 and tracepoint 2 wrote its registers over
+    # tracepoint 1's (its frames showed gtp_test_event's $pc).  $ins0 is 1
+    # only while tracepoint 1 reads: tracepoint 2's frames that saw it
+    # prove the nesting happened.
+    tracefs = "/sys/kernel/tracing"
+    if not os.path.isdir(os.path.join(tracefs, "events", "nmi", "nmi_handler")):
+        raise Skip("no nmi:nmi_handler tracepoint in this kernel")
+    reset_target()
+    nmi = ksym("__traceiter_nmi_handler")
+    event = ksym("__traceiter_gtp_test_event")
+    script = CONNECT + """tvariable $ins0 = 0
+gtp-strace nmi:nmi_handler
+actions
+collect $regs
+collect gtp_test_calls
+teval $ins0 = 1
+teval *(long *)$rsp
+teval $ins0 = 0
+end
+gtp-strace gtp_test:gtp_test_event if counter1 == -2
+actions
+collect $regs
+collect $ins0
+end
+tstart
+shell echo nofault-tp > /proc/gtp_test
+shell for i in 1 2 3 4 5 6 7 8; do echo l > /proc/sysrq-trigger; sleep 0.2; done
+shell echo off > /proc/gtp_test
+tstop
+tstatus
+python
+i = 0
+while True:
+    try:
+        gdb.execute("tfind %d" % i, to_string=True)
+    except gdb.error:
+        break
+    if int(gdb.parse_and_eval("$trace_frame")) != i:
+        break
+    tp = int(gdb.parse_and_eval("$tracepoint"))
+    pc = int(gdb.parse_and_eval("$pc")) & 0xffffffffffffffff
+    ins0 = "-"
+    if tp == 2:
+        ins0 = str(int(gdb.parse_and_eval("$ins0")))
+    print("frame %d tp %d pc %#x ins0 %s" % (i, tp, pc, ins0))
+    i += 1
+end
+tfind none
+"""
+    with expected_log("sysrq-l: NMI backtraces of every CPU"):
+        out = gdb_script(script, timeout=300)
+        sh("echo off > /proc/gtp_test")
+    frames = re.findall(r"^frame \d+ tp (\d+) pc (0x[0-9a-f]+) ins0 (\S+)$", out, re.M)
+    in_nmi = [int(pc, 16) for tp, pc, _ in frames if tp == "1"]
+    nested = [f for f in frames if f[0] == "2" and f[2] == "1"]
+    assert in_nmi, out
+    assert nested, out
+    # every NMI hit's registers are its own
+    assert all(pc == nmi for pc in in_nmi), (hex(nmi), hex(event), out)
+    assert all(int(pc, 16) == event for tp, pc, _ in frames if tp == "2"), out
+    expect_not(out, r"dropped|Error|bad|Cannot")
 
 
 def _attached():

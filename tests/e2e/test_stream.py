@@ -6,6 +6,7 @@ loop passes (call k: counter1 = k, counter2 = k - 1, so 2*counter1 +
 """
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -294,3 +295,80 @@ tsave -ctf %s
     assert len(re.findall(r"\bframe: \{ tpnum = 1 \}", bt)) == 5, bt
     assert [int(v, 16) for v in re.findall(r"\btsv: .*?val = 0x([0-9A-F]+)", bt)] == \
         [2, 7, 12, 17, 22], bt
+
+
+def _uffd_page():
+    """A page of anonymous memory whose first touch waits for us: a
+    userfaultfd (missing mode).  Returns (libc, uffd, address)."""
+    import ctypes
+    import fcntl
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.read.restype = ctypes.c_ssize_t
+    libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+    uffd = libc.syscall(323, os.O_CLOEXEC)          # userfaultfd
+    assert uffd >= 0, ctypes.get_errno()
+    api = bytearray(24)
+    api[0:8] = (0xAA).to_bytes(8, "little")        # UFFD_API
+    fcntl.ioctl(uffd, 0xc018aa3f, api)             # UFFDIO_API
+    addr = libc.mmap(None, 4096, 3, 0x22, -1, 0)   # RW, PRIVATE|ANONYMOUS
+    reg = bytearray(32)
+    reg[0:8] = addr.to_bytes(8, "little")
+    reg[8:16] = (4096).to_bytes(8, "little")
+    reg[16:24] = (1).to_bytes(8, "little")         # MODE_MISSING
+    fcntl.ioctl(uffd, 0xc020aa00, reg)             # UFFDIO_REGISTER
+    return libc, uffd, addr
+
+
+def _uffd_fill(uffd, addr):
+    """Resolve the fault: map a page of zeros at addr."""
+    import ctypes
+    import fcntl
+    zero = ctypes.create_string_buffer(4096)
+    cp = bytearray(40)
+    cp[0:8] = addr.to_bytes(8, "little")
+    cp[8:16] = ctypes.addressof(zero).to_bytes(8, "little")
+    cp[16:24] = (4096).to_bytes(8, "little")
+    fcntl.ioctl(uffd, 0xc028aa03, cp)              # UFFDIO_COPY
+
+
+@leaves_target_clean
+def test_stream_copy_outside_gtp_lock():
+    """A reader whose buffer faults slowly (here: until we resolve it by
+    hand, through userfaultfd) must not hold gtp's lock meanwhile: gdb's
+    packets are answered while the read waits in its fault."""
+    import threading
+    from gtplib import ksym, raw_packets
+    reset_target()
+    raw_packets("QTDisconnected:1",
+                "QTDP:1:%x:E:0:0" % ksym("gtp_test_function"), "QTStart")
+    libc, uffd, addr = _uffd_page()
+    fd = os.open("/proc/gtp_stream", os.O_RDONLY)
+    got = {}
+    try:
+        reader = threading.Thread(
+            target=lambda: got.update(n=libc.read(fd, addr, 4096)))
+        reader.start()
+        # the reader is in its fault once the event arrives (if the read
+        # ended without touching the page, it says why)
+        while not select.select([uffd], [], [], 1)[0]:
+            assert reader.is_alive(), ("read ended without faulting", got)
+        msg = os.read(uffd, 32)
+        assert msg[0] == 0x12, msg     # UFFD_EVENT_PAGEFAULT
+        status = threading.Thread(
+            target=lambda: got.update(status=raw_packets("qTStatus")))
+        status.start()
+        status.join(120)
+        answered = not status.is_alive()
+        _uffd_fill(uffd, addr)
+        reader.join()
+        status.join()
+    finally:
+        os.close(fd)
+        os.close(uffd)
+    assert answered, "qTStatus waited for the stream reader's page fault"
+    expect(got["status"][0], r"T1;")
+    assert got["n"] > 0, got

@@ -540,10 +540,31 @@ detach
     loops = hammers()
     try:
         time.sleep(1)
-        sh("rmmod gtp")
+        sh("rmmod gtptrace")
     finally:
         stop_hammers(loops)
     expect_not(kprobes_list(), r"gtp_test_function")
     sh("insmod %s" % GTP_KO)
     out = session("tstatus\n", reset=False)
     expect(out, r"No trace has been run on the target\.")
+
+
+def test_qtdv_refused_while_running():
+    """Probes read the variable table without locks: QTDV while a trace
+    runs is refused with a console line and E01, and the variable keeps
+    its value.  gdb itself sends QTDV only between QTinit and QTStart
+    (and "maint packet" would pair the console line with the wrong
+    reply), so this speaks the protocol directly."""
+    from gtplib import raw_packets
+    reset_target()
+    r = raw_packets("QTDV:1:5:0:76",
+                    "QTDP:1:%x:E:0:0" % ksym("gtp_test_function"),
+                    "QTStart", "QTDV:1:7:0:76", "qTV:1", "QTStop", "QTinit")
+    assert all("$OK#" in x for x in r[:3]), r
+    m = expect(r[3], r"\$O([0-9a-f]+)#[0-9a-f]{2}")
+    expect(bytes.fromhex(m.group(1)).decode(),
+           r"cannot define trace state variable 1 while a trace runs")
+    expect(r[3], r"\$E01#[0-9a-f]{2}$")
+    expect(r[4], r"\$V5#")
+    # stopped, it is accepted again (what gdb's tstart does)
+    assert "$OK#" in raw_packets("QTDV:1:7:0:76")[0]

@@ -504,7 +504,10 @@ static void test_stack_limit(void **state)
 	ax_prog_free(prog);
 }
 
-/* const8 N; L: const8 1; sub; dup; if_goto L; end -- N - 1 backjumps of 4 */
+/*
+ * const8 N; L: const8 1; sub; dup; if_goto L; end -- 6 insns charged at
+ * entry, then N - 1 backjumps of 4
+ */
 static void test_budget_countdown(void **state)
 {
 	struct ax_prog *prog = ax_test_prog("22 64 22 01 03 28 20 00 02 27",
@@ -513,16 +516,16 @@ static void test_budget_countdown(void **state)
 	assert_true(prog->backjump);
 	env.steps = 12345;		/* ax_run() sets the budget */
 	assert_ok(ax_run(prog, &env), 0);
-	assert_int_equal(env.steps, AX_STEP_BUDGET - 99 * 4);
+	assert_int_equal(env.steps, AX_STEP_BUDGET - 6 - 99 * 4);
 
 	/* exactly enough */
 	memset(&env, 0, sizeof(env));
-	env.steps = 99 * 4;
+	env.steps = 6 + 99 * 4;
 	assert_ok(ax_interp(prog, &env), 0);
 	assert_int_equal(env.steps, 0);
 	/* one step short: the 99th backjump fails */
 	memset(&env, 0, sizeof(env));
-	env.steps = 99 * 4 - 1;
+	env.steps = 6 + 99 * 4 - 1;
 	assert_err(ax_interp(prog, &env), AX_ERR_BUDGET, 6);
 	assert_int_equal(env.steps, 3);
 	ax_prog_free(prog);
@@ -539,7 +542,7 @@ static void test_budget_side_effects(void **state)
 		"22 c8 2c 00 01 22 01 02 2d 00 01 29 22 01 03 28 20 00 02 27",
 		false);
 
-	env.steps = 9 * 10;
+	env.steps = 11 + 9 * 10;		/* 11 insns at entry */
 	assert_err(ax_interp(prog, &env), AX_ERR_BUDGET, 16);
 	assert_int_equal(user_env_tsv(1), 11);	/* 10 jumps, 11 bodies */
 
@@ -562,14 +565,19 @@ static void test_budget_infinite(void **state)
 	/* a two-insn loop with a forward exit that is never taken */
 	prog = ax_test_prog("22 00 20 00 08 21 00 00 27", false);
 	assert_err(ax_run(prog, &env), AX_ERR_BUDGET, 5);
-	assert_int_equal(env.steps, AX_STEP_BUDGET % 3);
+	assert_int_equal(env.steps, (AX_STEP_BUDGET - 4) % 3);
 	ax_prog_free(prog);
 
-	/* no backward jump: the budget is not consulted */
+	/* no backward jump: its 6 insns at entry, all or nothing */
 	prog = ax_test_prog("22 01 20 00 08 22 02 29 22 03 27", false);
 	assert_false(prog->backjump);
 	memset(&env, 0, sizeof(env));
+	env.steps = 6;
 	assert_ok(ax_interp(prog, &env), 3);
+	assert_int_equal(env.steps, 0);
+	env.steps = 5;
+	assert_err(ax_interp(prog, &env), AX_ERR_BUDGET, 0);
+	assert_int_equal(env.steps, 5);
 	ax_prog_free(prog);
 }
 

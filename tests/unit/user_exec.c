@@ -97,15 +97,31 @@ void *user_exec_return_thunk_of(void)
 	return user_exec_return_thunk;
 }
 
-/* No module parameter in userspace: the JIT is always on. */
+/*
+ * Call-depth accounting: off unless a test points it at a per-CPU-like
+ * counter ("sarq $5, %gs:var": userspace's %gs base is 0, so @var is a
+ * plain address below 2GB that the test maps).
+ */
+bool user_exec_call_depth_on;
+s32 user_exec_call_depth_var;
+
+bool user_exec_call_depth(s32 *var)
+{
+	*var = user_exec_call_depth_var;
+	return user_exec_call_depth_on;
+}
+
+/* The module's 'jit' parameter, as a knob for tests (user_host.h). */
+bool user_jit_off;
+
 bool user_jit_enabled(void)
 {
-	return true;
+	return !user_jit_off;
 }
 
 const char *user_jit_off_reason(void)
 {
-	return "jit: on";
+	return user_jit_off ? "jit: off (user_jit_off)" : "jit: on";
 }
 
 /* Tests set this to check the IBT entry (the kernel asks its config). */

@@ -13,11 +13,15 @@ int user_exec_install(void *image, const void *code, size_t len, size_t alloc);
 void user_exec_free(void *image, size_t size);
 void *user_exec_return_thunk_of(void);
 bool user_exec_want_endbr(void);
+bool user_exec_call_depth(s32 *var);
 bool user_jit_enabled(void);
 const char *user_jit_off_reason(void);
 
 /* A function that is just 'ret', to exercise the return-thunk path. */
 extern void *user_exec_return_thunk;
+/* Account calls as call-depth tracking does, on this counter */
+extern bool user_exec_call_depth_on;
+extern s32 user_exec_call_depth_var;
 /* Start images with endbr64, as a kernel with IBT asks. */
 extern bool user_exec_endbr;
 /*
@@ -27,6 +31,8 @@ extern bool user_exec_endbr;
  * benchmark sets it.  Off: anywhere mmap() likes (movabs calls).
  */
 extern bool user_exec_near;
+/* Definitions made while set are interpreted, as with the module's jit=0. */
+extern bool user_jit_off;
 /* errno to fail the next arm with, the way a kernel refusal does */
 extern int user_trace_fail_arm;
 extern int user_trace_armed;

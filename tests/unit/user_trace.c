@@ -86,6 +86,7 @@ static const struct gtp_host_ops user_host = {
 	.exec_free		= user_exec_free,
 	.exec_want_endbr	= user_exec_want_endbr,
 	.exec_return_thunk	= user_exec_return_thunk_of,
+	.exec_call_depth	= user_exec_call_depth,
 	.jit_direct		= user_jit_direct,
 	.jit_unpin		= user_env_unpin,
 	.kstack			= user_kstack,

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+"""gtpctl/abi.py - what the module and the Python side must agree on, in
+one place: the version, the address of a recorded kernel stack, the names
+of agent-expression errors, and the records of /proc/gtp_stream.
+
+The C side is the source: `make check-abi` (tests/abi/test_abi.py) parses
+dkms.conf, module/main.c and the core's headers and fails when anything
+here differs.  Standard library only (gtp-ctl runs on the target box).
+"""
+import struct
+
+# dkms.conf PACKAGE_VERSION and MODULE_VERSION (module/main.c); also the
+# version of the Python packages (gdb-scripts/pyproject.toml reads it).
+VERSION = "0.2"
+
+# GTP_KSTACK_ADDR (module/core/collect.h): `collect $kstack` records the
+# return addresses, innermost first, as u64 words in an M block here.
+KSTACK_ADDR = 0x4b53544b00000000    # "KSTK"
+# GTP_SDATA_ADDR (module/core/static_data.h): a static event's arguments
+# ($_sdata) as an M block here.
+SDATA_ADDR = 0xfffffffffffff000
+
+# enum ax_error (module/core/ax.h) in order, each worded as the module's
+# ax_error_name() (module/core/trace.c) words it at tstop.
+AX_ERRORS = ("none", "unreadable memory", "division by zero",
+             "step budget exhausted", "frame full", "register unavailable",
+             "undefined trace state variable", "internal error")
+
+
+def ax_error_name(err: int) -> str:
+    """The name of an enum ax_error value (as the module words it)."""
+    if 0 <= err < len(AX_ERRORS):
+        return AX_ERRORS[err]
+    return "error %d" % err
+
+
+# /proc/gtp_stream (module/core/stream.h)
+STREAM_MAGIC = 0x53505447           # GTP_STREAM_MAGIC, "GTPS"
+STREAM_VERSION = 1                  # GTP_STREAM_VERSION
+STREAM_DEFS, STREAM_PACKET, STREAM_END = 1, 2, 3    # enum gtp_stream_type
+# struct gtp_stream_rec: magic, type, cpu, len, run, ts_begin, ts_end, seq, lost
+STREAM_REC = struct.Struct("<IHHIIQQQQ")
+# struct ring_record (module/core/ring.h): ts, len, type; RING_REC_DATA
+RING_REC = struct.Struct("<QII")
+RING_REC_DATA = 1
+RING_REC_PAD = 2
