@@ -448,7 +448,9 @@ static int attached_get(char *buf, const struct kernel_param *kp)
 		struct gtp_kprobe *gk = tp->probe;
 		const char *kind;
 
-		if (tp->is_static)
+		if (tp->is_static && !gtp_static_armed())
+			continue;	/* defined, not armed */
+		else if (tp->is_static)
 			kind = "static";
 		else if (!gk)
 			continue;	/* not armed */

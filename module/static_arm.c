@@ -179,3 +179,9 @@ void gtp_static_disarm(void)
 	vfree(arm_scratch);
 	arm_scratch = NULL;
 }
+
+bool gtp_static_armed(void)
+{
+	lockdep_assert_held(&gtp_mutex);
+	return arm_n;
+}

@@ -110,6 +110,8 @@ int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
 int gtp_static_arm(struct gtp_conn *gc);
 /* Detach them; on return no hit of theirs is running. */
 void gtp_static_disarm(void);
+/* Are the static tracepoints of the trace attached?  Under gtp_mutex. */
+bool gtp_static_armed(void);
 
 /*
  * Hits that may run nested on one CPU (core/nest.h): task, softirq,

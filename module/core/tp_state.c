@@ -60,6 +60,7 @@ void gtp_pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 	size_t len;
 
 	if (!tp || *p++ != ':') {
+		gtp_console(gc, "gtp: QTDPsrc for an undefined tracepoint, or malformed\n");
 		gtp_reply_error(gc, 1);
 		return;
 	}
@@ -82,6 +83,7 @@ void gtp_pkt_qtdpsrc(struct gtp_conn *gc, char *args)
 		return;
 	}
 	if (gtp_strlist_add(&tp->srcs, p)) {
+		gtp_console(gc, "gtp: tracepoint %u: out of memory\n", tp->num);
 		gtp_reply_error(gc, 1);
 		return;
 	}
@@ -96,6 +98,8 @@ static void set_enabled(struct gtp_conn *gc, char *args, bool enabled)
 	struct gtp_tp *tp = gtp_tp_parse_ref(&p);
 
 	if (!tp || *p) {
+		gtp_console(gc, "gtp: %s of an undefined tracepoint, or malformed\n",
+			    enabled ? "QTEnable" : "QTDisable");
 		gtp_reply_error(gc, 1);
 		return;
 	}

@@ -231,12 +231,15 @@ static void pkt_qtdv(struct gtp_conn *gc, char *args)
 		return;
 	}
 	if (tsv_define(num, (s64)val, builtin, name)) {
-		gtp_console(gc, "gtp: too many trace state variables\n");
-		goto malformed;
+		gtp_console(gc, "gtp: too many trace state variables (at most %u)\n",
+			    GTP_MAX_TSV);
+		gtp_reply_error(gc, 1);
+		return;
 	}
 	gtp_reply(gc, "OK");
 	return;
 malformed:
+	gtp_console(gc, "gtp: malformed QTDV packet\n");
 	gtp_reply_error(gc, 1);
 }
 

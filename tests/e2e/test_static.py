@@ -11,6 +11,7 @@ import re
 from gtplib import (GDB_HEAD, GTP_KO, STATIC_KNOB as KNOB, TARGET, TEST_KO, Skip, connect,
                     expect, expect_not, expected_log, gdb, gdb_script, knob, ksym,
                     param, reset_target, sh)
+from rspconn import Conn
 
 
 def markers(regex=""):
@@ -447,3 +448,34 @@ tfind none
     assert all(pc == nmi for pc in in_nmi), (hex(nmi), hex(event), out)
     assert all(int(pc, 16) == event for tp, pc, _ in frames if tp == "2"), out
     expect_not(out, r"dropped|Error|bad|Cannot")
+
+
+def _attached():
+    return [l for l in param("attached").splitlines() if l.strip()]
+
+
+def test_attached_lists_static_only_while_armed():
+    """The `attached` parameter named a static tracepoint as attached
+    whenever one was defined: after QTStop, and after a QTStart refused
+    before anything was armed (the live-kernel fuzz found it)."""
+    static = ksym("__traceiter_sched_switch")
+    fn = ksym("gtp_test_function", "gtp_test")
+    banner = ksym("linux_banner")
+    reset_target()
+    c = Conn()
+    try:
+        for p in ("QTinit", "QTDP:1:%x:E:0:0:S" % static, "QTStart"):
+            assert c.send(p)[0] == "OK", p
+        assert _attached() == ["1 0x%x static" % static], _attached()
+        assert c.send("QTStop")[0] == "OK"
+        assert _attached() == [], _attached()
+        # frames larger than an 8 KiB buffer holds: refused before arming
+        for p in ("QTBuffer:size:2000", "QTDP:2:%x:E:0:0" % fn,
+                  "QTDP:-2:%x:M-1,%x,400" % (fn, banner)):
+            assert c.send(p)[0] == "OK", p
+        r, console = c.send("QTStart")
+        assert r == "E01" and "trace-buffer-size" in "".join(console), (r, console)
+        assert _attached() == [], _attached()
+    finally:
+        c.close()
+        reset_target()

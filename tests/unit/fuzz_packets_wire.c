@@ -405,6 +405,11 @@ const char *send_pkt(struct gtp_conn *gc, const char *data, size_t n)
 	} else if (strlen(copy) == n) {
 		check_reply(copy, n, r, gdb_out.pkt_len[last]);
 	}
+	/* a refused definition says why on gdb's console */
+	if (!too_long && is_err(r, gdb_out.pkt_len[last]) &&
+	    (starts(copy, "QTDP") || starts(copy, "QTDV:")))
+		FZ_CHECK(last >= 1, "\"%.60s\" refused without a console line",
+			 copy);
 	count_reply(copy, r);
 	if (!strcmp(copy, "QStartNoAckMode") && !strcmp(r, "OK"))
 		noack = true;

@@ -356,6 +356,41 @@ static void test_qtdpsrc_checked(void **state)
 	gtp_conn_close(gc);
 }
 
+/*
+ * Every refused definition says why on gdb's console before its E reply
+ * (gdb prints the line; a bare E01 leaves the user guessing): tsv.c
+ * refused a malformed QTDV, and tp_state.c a QTDPsrc or QTEnable of an
+ * undefined tracepoint, with E01 alone.
+ */
+static void test_definition_refusals_explained(void **state)
+{
+	static const char *const bad[] = {
+		"QTDV:1:0:0:zz",		/* name not hex */
+		"QTDV:1:0:0",			/* no name */
+		"QTDV:x",
+		"QTDPsrc:5:ffffffff81000000:cond:0:2:6131",	/* no tp 5 */
+		"QTDPsrc:1",
+		"QTEnable:5:ffffffff81000000",
+		"QTDisable:1:zz",
+	};
+	struct gtp_conn *gc;
+	unsigned int i;
+
+	cur_mode = "regress";
+	cur_seed = 0;
+	rng_seed(0);
+	gc = fresh_conn();
+	assert_string_equal(send_str(gc, "QTDP:1:ffffffff81000000:E:0:0"), "OK");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_string_equal(send_str(gc, bad[i]), "E01");
+		if (gdb_out.npkts < 2)
+			fail_msg("%s: refused without a console line", bad[i]);
+		assert_int_equal(gdb_out.pkts[0][0], 'O');
+	}
+	assert_string_equal(send_str(gc, "QTinit"), "OK");
+	gtp_conn_close(gc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_tframe_info_lists_every_block),
 		cmocka_unit_test(test_qtnotes_non_hex_refused),
 		cmocka_unit_test(test_qtdpsrc_checked),
+		cmocka_unit_test(test_definition_refusals_explained),
 	};
 
 	env_setup();
