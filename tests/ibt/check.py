@@ -169,7 +169,12 @@ def main():
             print("ibt: %s: skipped (%s)" % (
                 label, "not installed" if not kv else "no image for " + kv))
             continue
-        im = kimage.Image(img)
+        try:
+            im = kimage.Image(img)
+        except kimage.ImageError as e:
+            print("ibt:   FAIL %s" % e)
+            bad.append("%s: %s" % (label, e))
+            continue
         ibt = is_ibt(img, kv, im)
         fails, sealed = check_image(im, ibt, kfunc, ksym, args.name)
         checked += 1

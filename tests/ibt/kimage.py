@@ -20,6 +20,8 @@ base), so the tables are found by their shape and
 every guess is verified: the token table by its 256 strings and index, the
 names by the markers, the addresses by _text landing on .text.
 """
+import lzma
+import shutil
 import struct
 import subprocess
 
@@ -37,16 +39,34 @@ class ImageError(Exception):
     pass
 
 
+def _xz(data):
+    """xz in-process (Debian's 6.1 images): lzma is in the standard library."""
+    try:
+        return lzma.LZMADecompressor(lzma.FORMAT_XZ).decompress(data)
+    except lzma.LZMAError:
+        return b""
+
+
 def extract_vmlinux(path):
     """The vmlinux ELF inside bzImage @path (bytes)."""
     data = open(path, "rb").read()
+    missing = []
     for magic, cmd in DECOMPRESSORS:
         pos = data.find(magic)
+        if pos >= 0 and cmd[0] != "xz" and not shutil.which(cmd[0]):
+            missing.append(cmd[0])
+            continue
         while pos >= 0:
-            out = subprocess.run(cmd, input=data[pos:], capture_output=True).stdout
+            if cmd[0] == "xz":
+                out = _xz(data[pos:])
+            else:
+                out = subprocess.run(cmd, input=data[pos:], capture_output=True).stdout
             if out[:4] == ELF_MAGIC:
                 return out
             pos = data.find(magic, pos + 1)
+    if missing:
+        raise ImageError("%s: needs %s to unpack (make deps installs it)" %
+                         (path, " or ".join(missing)))
     raise ImageError("%s: no compressed ELF payload found" % path)
 
 
