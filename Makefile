@@ -81,15 +81,17 @@ dbg-vmlinux:
 
 # tests/vm/run builds the modules for the guest's kernel itself; tests/vm/e2e
 # runs the suite's files in one guest per CPU (at most 4).
-e2e: dbg-vmlinux
+# test_jit_direct runs the host-built kdata unit test on the guest's kallsyms.
+E2E_HOST_BINS := $(BUILD)/unit/test_kdata
+e2e: dbg-vmlinux $(E2E_HOST_BINS)
 	tests/vm/e2e
 
-check-matrix: deps-matrix dbg-vmlinux
+check-matrix: deps-matrix dbg-vmlinux $(E2E_HOST_BINS)
 	tests/vm/matrix
 
 # The debug kernel is built from Debian's linux-source-6.1 once (cached
 # under build/debugk; about 10 minutes here, see docs/testing.md).
-check-debug:
+check-debug: $(E2E_HOST_BINS)
 	@tests/vm/deps linux-source-6.1 flex bison bc libelf-dev
 	tests/vm/check-debug
 

@@ -4,6 +4,7 @@ Debian's babeltrace2 reads.  Every expected value is what the Fig. 11
 loop passes (call k: counter1 = k, counter2 = k - 1, so 2*counter1 +
 3*counter2 = 5k - 3), never the streamer's own output.
 """
+import errno
 import os
 import re
 import select
@@ -13,7 +14,7 @@ import subprocess
 import time
 
 from gtplib import (GTP_CTL, ctl, ctl_session as session, expect, expect_not,
-                    leaves_target_clean, reset_target)
+                    leaves_target_clean, reset_target, Skip)
 
 OUT = "/tmp/gtp-stream-tests"
 PACE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pace.py")
@@ -310,6 +311,8 @@ def _uffd_page():
     libc.read.restype = ctypes.c_ssize_t
     libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
     uffd = libc.syscall(323, os.O_CLOEXEC)          # userfaultfd
+    if uffd < 0 and ctypes.get_errno() == errno.ENOSYS:
+        raise Skip("this kernel has no userfaultfd (CONFIG_USERFAULTFD)")
     assert uffd >= 0, ctypes.get_errno()
     api = bytearray(24)
     api[0:8] = (0xAA).to_bytes(8, "little")        # UFFD_API
