@@ -243,6 +243,16 @@ out:
 	preempt_enable_notrace();
 }
 
+/* A call or ftrace's 5-byte NOP at @addr: what ftrace keeps at a location. */
+static bool is_location_insn(unsigned long addr)
+{
+	static const u8 nop5[] = { BYTES_NOP5 };
+	u8 insn[5];
+
+	return !copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)) &&
+	       (insn[0] == 0xe8 || !memcmp(insn, nop5, sizeof(nop5)));
+}
+
 /*
  * Point @ops's filter at the ftrace location @addr names, and return it
  * (0: none).  That is @addr itself, or (IBT kernels, where gdb's "trace
@@ -252,24 +262,25 @@ out:
  * ftrace_set_filter_ip() decides, as it refuses an ip that is no
  * location; it also maps a function's first byte to that function's
  * location wherever it is, so an exact @addr is confirmed by what ftrace
- * keeps at each location: its 5-byte NOP, or a call while traced.
+ * keeps at each location: its 5-byte NOP, or a call while traced.  It
+ * also takes any ip inside a location's 5 bytes as that location, so the
+ * IBT case checks that the endbr64 (or its NOP) is at @addr itself:
+ * "trace *(FUNC + 1)" is mid-instruction, a kprobe's to refuse.
  */
 static unsigned long filter_location(struct ftrace_ops *ops,
 				     unsigned long addr)
 {
-	static const u8 nop5[] = { BYTES_NOP5 };
-	u8 insn[5];
+	u32 endbr;
 
 	if (GTP_KERNEL_IBT &&
+	    !copy_from_kernel_nofault(&endbr, (void *)addr, sizeof(endbr)) &&
+	    (endbr == GTP_ENDBR64 || gtp_endbr_poison(endbr)) &&
+	    is_location_insn(addr + GTP_ENDBR64_SIZE) &&
 	    !ftrace_set_filter_ip(ops, addr + GTP_ENDBR64_SIZE, 0, 0))
 		return addr + GTP_ENDBR64_SIZE;
-	if (ftrace_set_filter_ip(ops, addr, 0, 0))
+	if (!is_location_insn(addr) || ftrace_set_filter_ip(ops, addr, 0, 0))
 		return 0;
-	if (!copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)) &&
-	    (insn[0] == 0xe8 || !memcmp(insn, nop5, sizeof(nop5))))
-		return addr;
-	ftrace_free_filter(ops);
-	return 0;
+	return addr;
 }
 
 /**
