@@ -122,6 +122,9 @@ static void test_decrypted_unused_excluded(void **state)
 	u64 lo = sym("__start_bss_decrypted_unused");
 	u64 hi = sym("__end_bss_decrypted");
 
+	/* empty without AMD_MEM_ENCRYPT (the debug kernel's defconfig) */
+	if (lo == hi)
+		skip();
 	assert_true(lo < hi);
 	/* the premise: it lies inside .bss, which is otherwise kept */
 	assert_true(lo >= sym("__bss_start") && hi <= sym("__bss_stop"));
