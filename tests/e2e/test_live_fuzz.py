@@ -2,7 +2,8 @@
 functions, armed and hit while a workload runs (livefuzz.py says what a
 step does and what it checks), then a clean gdb session in the same boot.
 
-    GTP_LIVE_FUZZ_SEED=N    replay one seed (printed at the start)
+    GTP_LIVE_FUZZ_SEED=N    replay one seed (printed at the start; the
+                            default is a fixed one, "random" draws one)
     GTP_LIVE_FUZZ_STEPS=N   steps (default 100: two to three minutes under
                             TCG; `make fuzz-live`, the long run before a
                             hardening change lands, runs 1000)
@@ -20,6 +21,12 @@ from gtplib import FIG12, GDB_HEAD, expect, gdb_script, param, reset_target, val
 from livefuzz import Fuzzer
 
 STEPS = int(os.environ.get("GTP_LIVE_FUZZ_STEPS", "100"))
+# The suite's run is one fixed seed, so that make check and CI fail only
+# on what the kernel does, never on a draw that happened to collect
+# nothing (some seeds define, start and stop without a hit in between,
+# and the checks below ask for a run that is not hollow).  "random" draws
+# one (make fuzz-live does).
+DEFAULT_SEED = "529687424"
 
 # Reads, writes, opens, fork, exec and exit in a loop, and the Fig. 11
 # loop of gtp_test; the sleeps leave the (TCG) CPUs to the fuzzer too.
@@ -43,7 +50,8 @@ def _stop(procs):
 
 
 def test_live_fuzz():
-    seed = int(os.environ.get("GTP_LIVE_FUZZ_SEED") or time.time_ns() % 1000000007)
+    seed = os.environ.get("GTP_LIVE_FUZZ_SEED") or DEFAULT_SEED
+    seed = time.time_ns() % 1000000007 if seed == "random" else int(seed)
     print("# live fuzz: seed %d, %d steps (replay: GTP_LIVE_FUZZ_SEED=%d)"
           % (seed, STEPS, seed), flush=True)
     reset_target()

@@ -185,5 +185,5 @@ fuzz-live:
 	tests/vm/run $(if $(FUZZ_LIVE_KERNEL),--kernel $(FUZZ_LIVE_KERNEL)) \
 		--timeout $$(( 600 + 10 * $(FUZZ_LIVE_STEPS) )) -- \
 		env GTP_LIVE_FUZZ_STEPS=$(FUZZ_LIVE_STEPS) \
-		GTP_LIVE_FUZZ_SEED=$(GTP_LIVE_FUZZ_SEED) \
+		GTP_LIVE_FUZZ_SEED=$(or $(GTP_LIVE_FUZZ_SEED),random) \
 		python3 tests/e2e/run.py test_live_fuzz
