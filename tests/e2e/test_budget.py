@@ -13,7 +13,8 @@ cap is reached with raw packets (a client other than gdb).
 import re
 
 from gtplib import (GDB_HEAD, expect, expect_not, frames_collected, gdb_script, ksym,
-                    raw_packets, reset_target, values)
+                    raw_packets, reset_target, values,
+                    leaves_target_clean)
 
 # 10 reads of an int global, gdb's bytecode for it within its 184 bytes
 SUM = " + ".join(["gtp_test_calls"] * 10)
@@ -66,6 +67,7 @@ def test_location_bytecode_cap_refused():
     reset_target()
 
 
+@leaves_target_clean
 def test_loop_cut_at_budget():
     # Tracepoint 1 on gtp_test_function: $regs, then "$1 += 1", then
     # "L: const8 1; if_goto L; end" (never ends), then "$2 = 1".  The loop
