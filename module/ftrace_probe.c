@@ -255,6 +255,7 @@ static bool is_location_insn(unsigned long addr)
 
 /*
  * Point @ops's filter at the ftrace location @addr names, and return it
+ * (also for the entry-value recorder, entry_regs.c)
  * (0: none).  That is @addr itself, or (IBT kernels, where gdb's "trace
  * FUNC" gives the function's first byte) the location right after the
  * function's endbr64 (or the NOP a sealed endbr64 became), which a kprobe
@@ -267,8 +268,8 @@ static bool is_location_insn(unsigned long addr)
  * IBT case checks that the endbr64 (or its NOP) is at @addr itself:
  * "trace *(FUNC + 1)" is mid-instruction, a kprobe's to refuse.
  */
-static unsigned long filter_location(struct ftrace_ops *ops,
-				     unsigned long addr)
+unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
+					unsigned long addr)
 {
 	u32 endbr;
 
@@ -308,7 +309,7 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 	fp->ops.func = gtp_fprobe_cb;
 	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
 	fp->ops.flags = fp->lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
-	ip = filter_location(&fp->ops, addr);
+	ip = gtp_ftrace_filter_location(&fp->ops, addr);
 	if (!ip) {
 		kfree(fp);
 		return NULL;

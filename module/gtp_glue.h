@@ -40,6 +40,18 @@ void gtp_fprobe_exit(void);
 struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp);
 u64 gtp_fprobe_detach(struct gtp_fprobe *fp);
 const char *gtp_fprobe_kind(const struct gtp_fprobe *fp);
+struct ftrace_ops;
+unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
+					unsigned long addr);
+
+/*
+ * entry_regs.c: the argument registers tasks had on entering the
+ * functions whose locations read entry values (the host's ->entry_reg)
+ */
+int gtp_entry_regs_arm(struct gtp_conn *gc);
+void gtp_entry_regs_disarm(void);
+int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
+		  u32 dwreg, u64 *val);
 
 /* kstack.c: "collect $kstack" (the host's ->kstack) */
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,

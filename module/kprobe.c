@@ -297,6 +297,10 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 	n = count_kprobe_tps();
 	if (!n)
 		return 0;
+	/* before the locations: their first hits find what it recorded */
+	ret = gtp_entry_regs_arm(gc);
+	if (ret)
+		goto err_free;
 	gtp_kps = kcalloc(n, sizeof(*gtp_kps), GFP_KERNEL);
 	gtp_kp_ptrs = kcalloc(n, sizeof(*gtp_kp_ptrs), GFP_KERNEL);
 	gtp_krp_ptrs = kcalloc(n, sizeof(*gtp_krp_ptrs), GFP_KERNEL);
@@ -357,6 +361,7 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 err_unregister:
 	gtp_kprobes_unregister();
 err_free:
+	gtp_entry_regs_disarm();
 	gtp_kprobes_free();
 	gtp_static_disarm();
 	return ret;
@@ -366,10 +371,14 @@ void gtp_kprobe_disarm(void)
 {
 	lockdep_assert_held(&gtp_mutex);
 	gtp_static_disarm();
-	if (!gtp_nused)
+	if (!gtp_nused) {
+		gtp_entry_regs_disarm();
 		return;
+	}
 	/* Waits until no handler of ours runs any more. */
 	gtp_kprobes_unregister();
+	/* then nothing reads the entry registers */
+	gtp_entry_regs_disarm();
 	gtp_kprobes_free();
 }
 

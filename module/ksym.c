@@ -145,3 +145,22 @@ bool gtp_kaddr_visible(void)
 		return false;
 	return ns_capable_noaudit(&init_user_ns, CAP_SYSLOG);
 }
+
+/**
+ * gtp_ksym_func_start - the start of the function containing @addr
+ * @addr: a kernel or module text address
+ *
+ * Return: the address of the symbol kallsyms puts @addr in, or 0.
+ */
+unsigned long gtp_ksym_func_start(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off;
+	char *plus;
+
+	sprint_symbol(buf, addr);
+	plus = strchr(buf, '+');
+	if (!plus || sscanf(plus, "+%lx/", &off) != 1 || off > addr)
+		return 0;
+	return addr - off;
+}

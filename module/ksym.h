@@ -4,6 +4,7 @@
 #define GTP_KSYM_H
 
 unsigned long gtp_ksym(const char *name);
+unsigned long gtp_ksym_func_start(unsigned long addr);
 void *gtp_kfunc(const char *name, const char **why);
 bool gtp_kaddr_visible(void);
 

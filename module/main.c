@@ -289,6 +289,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.jit_direct		= gtp_jit_direct,
 	.jit_unpin		= gtp_jit_unpin,
 	.kstack			= gtp_kstack,
+	.entry_reg		= gtp_entry_reg,
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 

@@ -10,11 +10,14 @@
  */
 #include "ax.h"
 #include "collect.h"
+#include "entryval.h"
 #include "tsv.h"
 
 /* Within the hit's fault budget (AX_HIT_FAULTS_MAX, ax.h). */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
 {
+	if (unlikely(gtp_ev_addr(addr)))
+		return gtp_ev_read(env, addr, dst, size);
 	if (env->faults >= AX_HIT_FAULTS_MAX)
 		return -EFAULT;
 	if (gtp_read_nofault(dst, addr, size)) {
@@ -26,6 +29,8 @@ int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
 
 int ax_hook_trace(struct ax_env *env, u64 addr, u32 size, bool upto_nul)
 {
+	if (unlikely(gtp_ev_addr(addr)))
+		return gtp_ev_trace(env->frame, env, addr, size);
 	return gtp_fb_trace(env->frame, addr, size, upto_nul);
 }
 

@@ -131,6 +131,24 @@ static void fb_end_mem(struct gtp_fbuild *fb, u8 *h, u16 len)
 		fb->len -= M_HDR;	/* nothing readable: drop the header */
 }
 
+/* An M block of @len bytes (at most a block's) at @addr, from @data. */
+int gtp_fb_put_mem(struct gtp_fbuild *fb, u64 addr, const void *data,
+		   u32 len)
+{
+	u8 *h = fb_begin_mem(fb, addr), *dst;
+
+	if (!h)
+		return -ENOSPC;
+	dst = fb_room(fb, len);
+	if (!dst) {
+		fb_end_mem(fb, h, 0);
+		return -ENOSPC;
+	}
+	memcpy(dst, data, len);
+	fb_end_mem(fb, h, len);
+	return 0;
+}
+
 /*
  * Record up to @size bytes at @addr, one page at a time so that an
  * unreadable page only loses itself.  @upto_nul stops after the first NUL

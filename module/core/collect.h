@@ -73,6 +73,8 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 
 /* Side effects of agent expressions in actions (the ax_hook_* bodies). */
 int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);
+int gtp_fb_put_mem(struct gtp_fbuild *fb, u64 addr, const void *data,
+		   u32 len);
 int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env);
 
 /*

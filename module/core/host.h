@@ -9,11 +9,12 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry but @kstack is called from process context under the packet
- * lock, never from a probe: what a probe needs (clocks, the CPU, the task)
- * are plain kernel primitives and live in compat.h.  The kernel's unwinder
+ * Every entry but @kstack and @entry_reg is called from process context
+ * under the packet lock, never from a probe: what a probe needs (clocks,
+ * the CPU, the task) are plain kernel primitives and live in compat.h.  The kernel's unwinder
  * is not one a module may call by name (stack_trace_save_regs() is not
- * exported), hence the one probe-context entry.
+ * exported), hence a probe-context entry; the entry registers a task's
+ * hit needs are the host's to record, hence the other.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -58,6 +59,11 @@ struct gtp_conn;
  * @kstack: probe context ("collect $kstack"): the kernel call stack of
  *	the hit of @tp with registers @regs, innermost first, at most @max
  *	return addresses into @buf; returns how many.  No locks, no sleep.
+ * @entry_reg: probe context: what DWARF register @dwreg (an argument
+ *	register, entryval.h) held when the function containing @tp was
+ *	entered by the task now at @regs, into *@val.  -ENOENT if that entry
+ *	was not recorded (it came before the trace started, or the host
+ *	could not attach its recorder there).  No locks, no sleep.
  * @sdata_fields: the $_sdata fields of the static tracepoint at marker
  *	@addr as "NAME:SIZE:s|u ..." into @buf (for the consumer's
  *	definitions); the length, or 0 if the marker or its names are gone.
@@ -81,6 +87,8 @@ struct gtp_host_ops {
 
 	u32 (*kstack)(const struct gtp_tp *tp, struct pt_regs *regs,
 		      u64 *buf, u32 max);
+	int (*entry_reg)(const struct gtp_tp *tp, const struct pt_regs *regs,
+			 u32 dwreg, u64 *val);
 
 	int (*sdata_fields)(u64 addr, char *buf, size_t size);
 };

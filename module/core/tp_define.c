@@ -20,6 +20,7 @@
  */
 #include "tracepoint.h"
 #include "tp_internal.h"
+#include "entryval.h"
 #include "trace.h"
 #include "jit.h"
 #include "collect.h"
@@ -396,4 +397,54 @@ void gtp_pkt_qtdp(struct gtp_conn *gc, char *args)
 		qtdp_actions(gc, args + 1);
 	else
 		qtdp_define(gc, args);
+}
+
+/* Does another location share @tp's number (an inline's sites, a line)? */
+static bool has_sibling(const struct gtp_tp *tp)
+{
+	const struct gtp_tp *o;
+
+	for (o = gtp_tps; o; o = o->next)
+		if (o != tp && o->num == tp->num)
+			return true;
+	return false;
+}
+
+static bool has_regs(const struct gtp_tp *tp)
+{
+	u32 i;
+
+	for (i = 0; i < tp->nactions; i++)
+		if (tp->actions[i].type == GTP_ACT_REGS)
+			return true;
+	return false;
+}
+
+/**
+ * gtp_tps_mark_sites() - at QTStart, what each location's hits must carry
+ *
+ * gdb tells a frame's location by the frame's $pc: a frame with no R
+ * block is taken for the tracepoint's first location, and its variables
+ * are then read with that location's DWARF.  So every location of a
+ * tracepoint with several records an R block (only its pc need be
+ * available).  And a location reading entry values has them recorded.
+ */
+void gtp_tps_mark_sites(void)
+{
+	struct gtp_action pc = {
+		.type = GTP_ACT_REGS,
+		.regmask = 1ull << 16,	/* gdb's rip */
+	};
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		tp->reads_entry = gtp_tp_reads_entry(tp);
+		if (tp->is_static || has_regs(tp) || !has_sibling(tp))
+			continue;
+		/* out of memory: frames then name the first location */
+		if (!add_action(tp, &pc)) {
+			tp->site_pc = true;
+			gtp_tp_plan(tp);
+		}
+	}
 }

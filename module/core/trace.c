@@ -251,6 +251,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
+	gtp_tps_mark_sites();
 	if (check_frame_sizes(gc, size)) {
 		gtp_reply_error(gc, 1);
 		return;

@@ -140,7 +140,15 @@ static void frame_regs(struct gtp_conn *gc)
 	f = cur_frame(gc, &flen);
 	if (!f)
 		return;
-	tp = gtp_tp_find_num(frame_tpnum(f));
+	pc = frame_pc(f, flen);
+	/*
+	 * The registers this location's actions asked for: each location of
+	 * a tracepoint has its own (an inline's variable lives in another
+	 * register at each site), and its pc names it.
+	 */
+	tp = gtp_tp_find(frame_tpnum(f), pc);
+	if (!tp)
+		tp = gtp_tp_find_num(frame_tpnum(f));
 	walk_init(&w, f, flen);
 	while (walk_next(&w, &b))
 		if (b.type == 'R' && !regs)
@@ -151,7 +159,6 @@ static void frame_regs(struct gtp_conn *gc)
 		mask = ~0ull;
 	/* ds, es, fs, gs are not in pt_regs: never available. */
 	mask &= (1ull << 20) - 1;
-	pc = frame_pc(f, flen);
 	for (i = 0; i < 24; i++) {
 		u32 sz = g_reg_size(i);
 

@@ -44,6 +44,10 @@ struct gtp_tp {
 	bool fast;		/* :F (downloaded as a normal tracepoint) */
 	bool is_static;		/* :S, handled by the static tracepoint code */
 	bool at_return;		/* actions set $kret: fires at the return */
+	bool site_pc;		/* an R action of ours, not gdb's: the pc
+				 * that tells gdb which location hit */
+	bool reads_entry;	/* reads entry values (entryval.h): the host
+				 * records its function's entry registers */
 	u64 step;
 	u64 pass;		/* stop the trace after this many hits (0: never) */
 	struct ax_prog *cond;	/* NULL: always collect */
@@ -70,6 +74,8 @@ struct gtp_tp {
 				 * handler, a return with no free instance) */
 
 	void *probe;		/* owned by the host (kprobe) */
+	u64 entry_key;		/* owned by the host: whose entry registers
+				 * @reads_entry reads (0: none recorded) */
 };
 
 /*
@@ -112,6 +118,7 @@ void gtp_tps_free(void);
 u32 gtp_tps_interpreted(const char **why);
 void gtp_tps_reset_counts(void);
 void gtp_tps_mark_returns(void);
+void gtp_tps_mark_sites(void);
 /* JIT images holding a host pin (host.h jit_direct): a module going away */
 u32 gtp_tps_jit_holder(const void *pin);
 void gtp_tps_jit_drop(const void *pin);

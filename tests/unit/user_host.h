@@ -37,5 +37,9 @@ extern bool user_jit_off;
 extern int user_trace_fail_arm;
 extern int user_trace_armed;
 extern u32 user_kstack_depth;	/* entries "collect $kstack" records */
+/* entry values (entryval.h): DWARF register N held user_entry_regs[N] on
+ * entry; user_entry_ok false: none recorded */
+extern u64 user_entry_regs[16];
+extern bool user_entry_ok;
 
 #endif /* GTP_USER_HOST_H */

@@ -64,6 +64,18 @@ static u32 user_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
 	return n;
 }
 
+u64 user_entry_regs[16];
+bool user_entry_ok = true;
+
+static int user_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
+			  u32 dwreg, u64 *val)
+{
+	if (!user_entry_ok || !tp->reads_entry || dwreg >= 16)
+		return -ENOENT;
+	*val = user_entry_regs[dwreg];
+	return 0;
+}
+
 /* One made-up static event, so the consumer's definitions name fields. */
 static int user_sdata_fields(u64 addr, char *buf, size_t size)
 {
@@ -90,6 +102,7 @@ static const struct gtp_host_ops user_host = {
 	.jit_direct		= user_jit_direct,
 	.jit_unpin		= user_env_unpin,
 	.kstack			= user_kstack,
+	.entry_reg		= user_entry_reg,
 	.sdata_fields		= user_sdata_fields,
 };
 

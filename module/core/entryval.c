@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * entryval.c - reads of the entry-value range during a hit (entryval.h),
+ * and which locations need their function's entry registers recorded.
+ */
+#include "entryval.h"
+#include "collect.h"
+#include "host.h"
+#include "tracepoint.h"
+
+/*
+ * @size bytes at @addr of the range: part of one register's 8 bytes, as
+ * the host recorded it at the entry of the function @env's hit is in.
+ * -EFAULT when it holds nothing for this hit (the function was entered
+ * before the trace started, the register is not an argument register).
+ */
+int gtp_ev_read(struct ax_env *env, u64 addr, void *dst, u32 size)
+{
+	u32 dwreg = (addr - GTP_EV_BASE) / 8, off = (addr - GTP_EV_BASE) % 8;
+	u64 val;
+
+	if (!size || off + size > 8 || !gtp_ev_reg_ok(dwreg) || !env->tp ||
+	    gtp_host->entry_reg(env->tp, env->regs, dwreg, &val))
+		return -EFAULT;
+	memcpy(dst, (u8 *)&val + off, size);
+	return 0;
+}
+
+/*
+ * trace/trace_quick of the range: an M block at @addr with the value, as
+ * if it were memory.  An entry value the hit cannot have is left out of
+ * the frame (gdb shows it <unavailable>), as unreadable memory is.
+ */
+int gtp_ev_trace(struct gtp_fbuild *fb, struct ax_env *env, u64 addr,
+		 u32 size)
+{
+	u8 buf[8];
+
+	if (!fb)
+		return -EINVAL;		/* trace ops in a condition */
+	size = min_t(u32, size, 8 - (u32)((addr - GTP_EV_BASE) % 8));
+	if (gtp_ev_read(env, addr, buf, size))
+		return 0;
+	return gtp_fb_put_mem(fb, addr, buf, size);
+}
+
+/*
+ * gdb compiles a rewritten entry value to "const K; trace_quick 8; ref64"
+ * (or "const K; ref64" in a condition): a constant in the range that the
+ * next insn reads or records.
+ */
+static bool prog_reads_entry(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; prog && i + 1 < prog->ninsns; i++) {
+		const struct ax_insn *in = &prog->insns[i];
+		u8 next = prog->insns[i + 1].op;
+
+		if (in->op < AX_CONST8 || in->op > AX_CONST64 ||
+		    !gtp_ev_addr(in->imm))
+			continue;
+		if (next == AX_TRACE_QUICK || next == AX_TRACE16 ||
+		    (next >= AX_REF8 && next <= AX_REF64))
+			return true;
+	}
+	return false;
+}
+
+/* Does a hit of @tp read entry values (the host then records them)? */
+bool gtp_tp_reads_entry(const struct gtp_tp *tp)
+{
+	u32 i;
+
+	if (prog_reads_entry(tp->cond))
+		return true;
+	for (i = 0; i < tp->nactions; i++)
+		if (tp->actions[i].type == GTP_ACT_EXPR &&
+		    prog_reads_entry(tp->actions[i].prog))
+			return true;
+	return false;
+}
