@@ -42,6 +42,11 @@
  * loop N times timing each call alone (gtp_test_hist_run()); reading then
  * prints a second line "hist calls=N min= p50= p99= max= mean= tsc=".
  *
+ * Source-level tracing of a module's own lines (docs/tracing.md): "echo
+ * lines A B > /proc/gtp_test" calls gtp_test_lines(A, B), which has an
+ * inlined helper at two sites and, after its calls, arguments that only
+ * DW_OP_entry_value still describes.
+ *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
  * mirror the loop's state, for conditions on globals).
@@ -86,6 +91,33 @@ noinline int gtp_test_function(int counter1, int counter2)
 	return counter1 + counter2;
 }
 EXPORT_SYMBOL_GPL(gtp_test_function);
+
+/*
+ * Inlined at both of its sites in gtp_test_lines(): one tracepoint, two
+ * locations.  The empty asm keeps v in a register at each site (another
+ * one at each), so the compiler still describes it there.
+ */
+static __always_inline int gtp_test_scale(int v, int by)
+{
+	OPTIMIZER_HIDE_VAR(v);
+	return v * by + 1;
+}
+
+/*
+ * a and b are dead after their last use, and the calls reuse their
+ * registers: at the return, the compiler describes them by their values
+ * on entry (DW_OP_entry_value), which gtp records.
+ */
+noinline int gtp_test_lines(int a, int b)
+{
+	int x, y;
+
+	x = gtp_test_scale(a, 3);
+	x += gtp_test_function(x, 1);
+	y = gtp_test_scale(b, 5);
+	y += gtp_test_function(y, x);
+	return x + y;
+}
 
 static int bare_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
@@ -399,6 +431,17 @@ static int gtp_test_hist_show(char *buf, size_t size)
 			 div64_u64(hist.sum, hist.calls), hist.tsc);
 }
 
+/* "lines A B": -EINVAL if @cmd is not one, else 0. */
+static int gtp_test_lines_command(const char *cmd)
+{
+	int a, b;
+
+	if (sscanf(cmd, "lines %d %d", &a, &b) != 2)
+		return -EINVAL;
+	gtp_test_lines(a, b);
+	return 0;
+}
+
 static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
@@ -419,6 +462,8 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 		hist_valid = false;
 	} else {
 		ret = gtp_test_hist_command(buf);
+		if (ret == -EINVAL)
+			ret = gtp_test_lines_command(buf);
 		if (ret == -EINVAL)
 			ret = baseline_command(buf);
 	}

@@ -19,6 +19,7 @@
 #include "tsv.h"
 #include "frame.h"
 #include "collect.h"
+#include "entryval.h"
 #include "user_env.h"
 #include "user_rsp.h"
 
@@ -833,6 +834,109 @@ static void test_kret_and_kstack(void **state)
 	assert_true(fb.truncated);
 }
 
+/*
+ * Several locations of one tracepoint (an inline's sites): each frame's
+ * registers are reported with its own location's mask, and a location
+ * that collects no register still records its pc, which is how gdb tells
+ * the locations apart.
+ */
+static void test_locations_each_their_own(void **state)
+{
+	struct gtp_tp *a, *b, *c;
+	const char *r;
+
+	/* 1.1 collects rdi (bit 5), 1.2 rbx (bit 1), 1.3 only memory */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R20"), "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR2 ":R02"), "OK");
+	assert_string_equal(ask("QTDP:1:ffffffffc0002000:E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:ffffffffc0002000:X6,22100d041a27"),
+			    "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	a = gtp_tp_find(1, ADDR);
+	b = gtp_tp_find(1, 0xffffffffc0001700ull);
+	c = gtp_tp_find(1, 0xffffffffc0002000ull);
+	assert_false(a->site_pc || b->site_pc);
+	assert_true(c->site_pc);
+	assert_true(hit(b, 1, 0));
+	assert_true(hit(c, 1, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	r = ask("g");
+	assert_memory_equal(r + 2 * 8, "0000000000000000", 16);	/* rbx */
+	assert_memory_equal(r + 2 * 40, "xxxxxxxxxxxxxxxx", 16);	/* rdi */
+	assert_memory_equal(r + 2 * 128, "001700c0ffffffff", 16);
+	assert_string_equal(ask("QTFrame:1"), "F1T1");
+	r = ask("g");
+	assert_memory_equal(r + 2 * 128, "002000c0ffffffff", 16);
+	assert_memory_equal(r + 2 * 8, "xxxxxxxxxxxxxxxx", 16);
+	/* the added R is not gdb's: uploads show only what gdb sent */
+	r = ask("qTfP");
+	assert_null(strstr(r, "R10000"));
+}
+
+/*
+ * Entry values (entryval.h): a location whose bytecode reads the range is
+ * marked at QTStart; reads there give what the host recorded at the
+ * function's entry (user_trace.c: user_entry_regs), and collecting one
+ * writes it as memory at its address in the range.
+ */
+static void test_entry_values(void **state)
+{
+	struct pt_regs regs = { .ip = ADDR + 1 };
+	struct ax_env env = { .regs = &regs };
+	struct gtp_fbuild fb;
+	struct gtp_tp *tp, *plain;
+	u8 buf[64];
+	u64 v = 0, addr;
+	u16 len;
+	u32 v32 = 0;
+
+	/* 1: collect count (DW_OP_entry_value(rdx) rewritten: K = 0x18) */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X7,22180d081a2927"),
+			    "OK");
+	/* 2: a constant in the range that nothing reads */
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":X4,22182927"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	plain = gtp_tp_find(2, 0xffffffffc0001700ull);
+	assert_true(tp->reads_entry);
+	assert_false(plain->reads_entry);
+
+	user_entry_regs[1] = 0x1122334455667788ull;
+	env.tp = tp;
+	assert_int_equal(gtp_ev_read(&env, 0x18, &v, 8), 0);
+	assert_true(v == 0x1122334455667788ull);
+	assert_int_equal(gtp_ev_read(&env, 0x1c, &v32, 4), 0);
+	assert_true(v32 == 0x11223344);
+	/* across two registers, or a register ftrace does not save: none */
+	assert_int_equal(gtp_ev_read(&env, 0x1c, &v, 8), -EFAULT);
+	assert_int_equal(gtp_ev_read(&env, 0x10, &v, 8), -EFAULT);
+	assert_int_equal(gtp_ev_read(&env, 0x28, &v, 8), -EFAULT);
+
+	fb = (struct gtp_fbuild){ .buf = buf, .cap = sizeof(buf) };
+	assert_int_equal(gtp_ev_trace(&fb, &env, 0x18, 8), 0);
+	assert_int_equal(fb.len, 11 + 8);
+	assert_int_equal(buf[0], 'M');
+	memcpy(&addr, buf + 1, 8);
+	memcpy(&len, buf + 9, 2);
+	memcpy(&v, buf + 11, 8);
+	assert_true(addr == 0x18);
+	assert_int_equal(len, 8);
+	assert_true(v == 0x1122334455667788ull);
+	/* not recorded (entered before the trace started): nothing kept */
+	user_entry_ok = false;
+	assert_int_equal(gtp_ev_trace(&fb, &env, 0x18, 8), 0);
+	assert_int_equal(fb.len, 11 + 8);
+	assert_int_equal(gtp_ev_read(&env, 0x18, &v, 8), -EFAULT);
+	user_entry_ok = true;
+	/* in a condition there is no frame to record into */
+	assert_int_equal(gtp_ev_trace(NULL, &env, 0x18, 8), -EINVAL);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -849,6 +953,8 @@ int main(void)
 		T(test_stop_trigger),
 		T(test_tsv_packets),
 		T(test_kret_and_kstack),
+		T(test_locations_each_their_own),
+		T(test_entry_values),
 		T(test_run_and_frames),
 		T(test_uncollected_regs_and_pc),
 		T(test_condition_and_pass_count),
