@@ -103,6 +103,9 @@ static __always_inline int gtp_test_scale(int v, int by)
 	return v * by + 1;
 }
 
+/* Not static: no clone of another name, as gdb traces it by its own. */
+int gtp_test_lines(int a, int b);
+
 /*
  * a and b are dead after their last use, and the calls reuse their
  * registers: at the return, the compiler describes them by their values
