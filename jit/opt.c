@@ -34,6 +34,7 @@
  *                   host vouches that [A, A + N/8) stays mapped (host.h)
  */
 #include "host.h"
+#include "entryval.h"
 #include "jit_internal.h"
 #include "x86_emit.h"	/* is_simm32(): what an x86 immediate holds */
 
@@ -669,6 +670,9 @@ int opt_direct_load(struct jit_ir *ir)
 		size = 1U << (in->op - AX_REF8);
 		/* the range must not wrap (ax_hook_read() refuses that) */
 		if (ir->insn[p].imm + size - 1 < ir->insn[p].imm)
+			continue;
+		/* entry values are the hook's to give, never memory */
+		if (gtp_ev_addr(ir->insn[p].imm))
 			continue;
 		if (!ir->pins) {
 			ir->pins = gtp_zalloc(sizeof(*ir->pins) * ir->n);
