@@ -254,7 +254,11 @@ class Compiler:
             return err
         key = (loc.addr, item)
         if key not in self.one:
-            n = self._scratch(loc.addr)
+            try:
+                n = self._scratch(loc.addr)
+            except gdb.error:
+                # which location is then unknown, not whether it fails
+                return err
             try:
                 _set_actions(n, ["collect%s %s" % (self.fmt, item)])
                 self.one[key] = None
@@ -276,7 +280,10 @@ class Compiler:
 
     def close(self) -> None:
         for n in self.scratch.values():
-            gdb.execute("delete %d" % n, to_string=True)
+            try:
+                gdb.execute("delete %d" % n, to_string=True)
+            except gdb.error:
+                pass
         if self.scratch:
             for v, val in self.saved.items():
                 gdb.set_convenience_variable(v, val)
@@ -343,7 +350,9 @@ def _plan_names(plan: Plan, cc: Compiler, pairs: list[tuple[Location, Symbol]]) 
         # At tstart gdb compiles a symbol only where it stands for it.
         if any(e is not None and _skipped(e) is None for loc, e in errs if loc in home[text]):
             plan.fails = True
-        gone = [(loc, e) for loc, e in errs if e is not None]
+        # (a location unknown: the first one, with gdb's reason)
+        gone = [(loc, e) for loc, e in errs if e is not None] or \
+            [(tp.locations[0], cc.everywhere(text))]
         collected = any(e is None for loc, e in errs if loc in home[text])
         if collected or any(_skipped(e) is None for _, e in gone):
             loc, e = next((x for x in gone if _skipped(x[1]) is None), gone[0])
