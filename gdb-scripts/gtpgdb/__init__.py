@@ -21,6 +21,9 @@ registering its commands with register():
   connect.py  gtp-connect: all those symbols, then target remote
   kstack.py   gtp-kstack: the kernel call stack a frame recorded
               (collect $kstack)
+  collectable.py  hook-tstart: tstart never fails because gdb cannot
+              compile one collect item (drops it, says so, and puts the
+              user's actions back after tstart)
 """
 try:
     import gdb  # noqa: F401
@@ -30,7 +33,9 @@ except ImportError:
     gdb = None
 
 if gdb is not None:
-    from . import connect, hist, kernsyms, kstack, module, static, vmlinux
+    from . import (collectable, connect, hist, kernsyms, kstack, module,
+                   static, vmlinux)
 
-    for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack):
+    for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
+               collectable):
         _m.register()
