@@ -43,10 +43,10 @@ GCC's location views complicate the walk: before almost every list it
 writes the list's view numbers as bare ULEB128 pairs, one per entry, with
 no header (DW_AT_GNU_locviews points at them), and nothing in the section
 says which bytes are views.  .debug_info does: its DW_AT_location and
-DW_AT_GNU_locviews offsets, which a relocatable .ko, and a vmlinux up to
-6.11 or so (linked with --emit-relocs for KASLR), carry as relocations of
+DW_AT_GNU_locviews offsets, which a relocatable .ko, and a vmlinux linked
+with --emit-relocs for KASLR (Debian's 6.1), carry as relocations of
 .debug_info, cheap to read without parsing a DIE (_ElfHead.referenced).
-Later x86 kernels strip the relocations from vmlinux
+6.12's x86 build strips the relocations from vmlinux
 (arch/x86/Makefile.postlink); then the section is cut by guessing
 (_Tiler): at each list start, k view pairs then a list of exactly k
 expressions, or a list alone, parsed strictly (every expression decodes,

@@ -4,9 +4,10 @@ rewritten into a read of the module's entry-value window.
 
 tests/entryval/ev.c, built by this host's gcc -O2 -g (DWARF 5 and 4; an
 executable, one linked with --emit-relocs, an object file), has a function
-whose six arguments are DW_OP_entry_value(DW_OP_regN) past their last use.
-This host's gdb must refuse to compile them into agent expressions before
-the patch and compile `const8 K; trace_quick 8; ref64` after it.  Then the
+whose six arguments are DW_OP_entry_value(DW_OP_regN) at its return.
+This host's gdb (and trixie's 16 and 18 when installed) must refuse to
+compile them into agent expressions before the patch and compile
+`const8 K; trace_quick 8; ref64` after it.  Then the
 same on Debian's 6.1 vmlinux (build/dbg/vmlinux-KVER, `make dbg-vmlinux`;
 skipped without it).
 
@@ -35,8 +36,26 @@ ARGS = {"a": 5, "b": 4, "c": 1, "d": 2, "e": 8, "f": 9}    # DWARF register numb
 REFUSED = r"DWARF operator DW_OP_(GNU_)?entry_value cannot be translated to an agent expression"
 
 
-def gdb(path, *cmds):
-    argv = ["gdb", "-nx", "-q", "-batch", path]
+def _gdbs():
+    """This host's gdb, and trixie's 16 and 18 when make deps-matrix
+    installed them (tests/vm/trixie-gdb)."""
+    out = [["gdb"]]
+    for v in ("16", "18"):
+        argv = [os.path.join(REPO, "tests", "vm", "trixie-gdb"), v]
+        try:
+            subprocess.run(argv + ["--version"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True, timeout=60)
+            out.append(argv)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return out
+
+
+GDBS = _gdbs()
+
+
+def gdb(path, *cmds, argv0=("gdb",)):
+    argv = list(argv0) + ["-nx", "-q", "-batch", path]
     for c in cmds:
         argv += ["-ex", c]
     return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -57,9 +76,9 @@ def ranges(scope, var):
                         m.group(1), re.S)]
 
 
-def gdb_each(path, cmds):
+def gdb_each(path, cmds, argv0=("gdb",)):
     """gdb's output for each of cmds."""
-    out = gdb(path, *[c for cmd in cmds for c in (cmd, "echo =====\\n")])
+    out = gdb(path, *[c for cmd in cmds for c in (cmd, "echo =====\\n")], argv0=argv0)
     return out.split("=====\n")[:len(cmds)]
 
 
@@ -137,6 +156,8 @@ class TestThroughGdb(unittest.TestCase):
                 subprocess.run(["gcc", "-O2", "-g", "-gdwarf-%d" % dwarf] + flags +
                                ["-o", out, SRC], check=True)
                 cls.files[dwarf, kind] = out
+        print("# gdb: %s" % ", ".join(" ".join(os.path.basename(w) for w in g) for g in GDBS),
+              file=sys.stderr)
         with open(SRC) as f:
             cls.line = next(i + 1 for i, t in enumerate(f) if "a..f: entry values" in t)
 
@@ -171,10 +192,11 @@ class TestThroughGdb(unittest.TestCase):
                 (0x08, E.ev_addr(reg), 0x06))), (key, hex(p), o, n))
         # before: gdb refuses each argument; after: a read of 8 bytes at K
         cmds = ["maint agent -at ev.c:%d, %s" % (self.line, v) for v in ARGS]
-        before, after = gdb_each(src, cmds), gdb_each(dst, cmds)
-        for (var, reg), b, a in zip(ARGS.items(), before, after):
-            self.assertRegex(b, REFUSED, (key, var))
-            self.assertRegex(a, agent(E.ev_addr(reg)), (key, var))
+        for argv0 in GDBS:
+            before, after = gdb_each(src, cmds, argv0), gdb_each(dst, cmds, argv0)
+            for (var, reg), b, a in zip(ARGS.items(), before, after):
+                self.assertRegex(b, REFUSED, (key, var, argv0))
+                self.assertRegex(a, agent(E.ev_addr(reg)), (key, var, argv0))
 
     def test_dwarf5_executable(self):
         self.check((5, "exe"))
