@@ -447,9 +447,7 @@ class _Tiler:
         path = []       # [position, its ways, the list taken] since the last batch
         dead = set()    # positions from which [p, end) cannot be cut
         p = start
-        while True:
-            if p == end:
-                break
+        while p != end:
             if p < end and p not in dead:
                 path.append([p, self._ways(p, end), None])
             else:
