@@ -17,7 +17,8 @@ registering its commands with register():
               arguments from kallsyms and BTF, no debug info needed
               (btf.py, ksyms.py, dwarfgen.py, elfgen.py, symfile.py)
   vmlinux.py  gtp-load-vmlinux: the kernel's own DWARF (a -dbg vmlinux
-              whose build id matches) at the KASLR slide
+              whose build id matches) at the KASLR slide, from its copy
+              whose entry values gdb can collect (entryval.py)
   connect.py  gtp-connect: all those symbols, then target remote
   kstack.py   gtp-kstack: the kernel call stack a frame recorded
               (collect $kstack)
@@ -29,7 +30,7 @@ try:
     import gdb  # noqa: F401
 except ImportError:
     # Imported outside gdb (the host's unit tests of btf.py, dwarfgen.py,
-    # elfgen.py): those need no gdb, and nothing is registered.
+    # elfgen.py, entryval.py): those need no gdb, and nothing is registered.
     gdb = None
 
 if gdb is not None:

@@ -26,6 +26,8 @@ from typing import Optional, Union
 
 import gdb
 
+from . import entryval
+
 # gdb-scripts/gtpgdb/module.py -> the checkout (its tracepoints/, module/)
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -97,7 +99,9 @@ def _placed_copy(path, name, secs):
     on top of .text, so a probe address in .text resolves to the module's
     exit function and its arguments are unknown (gdb 13 to 18).  With every
     section's sh_addr set to where the kernel loaded it, gdb relocates the
-    debug info itself and nothing overlaps.  The copy lives as long as gdb.
+    debug info itself and nothing overlaps.  Its entry values are made
+    collectable too (entryval.py).  The copy lives as long as gdb.
+    Returns (its path, what the load message adds about entry values).
     """
     with open(path, "rb") as f:
         data = bytearray(f.read())
@@ -112,6 +116,11 @@ def _placed_copy(path, name, secs):
         sname = data[stroff + noff:data.index(b"\0", stroff + noff)].decode(errors="replace")
         if sname in secs:
             struct.pack_into("<Q", data, h + 16, secs[sname])
+    try:
+        st = entryval.patch_image(data)
+        patched = "; %s" % st.brief() if st.how else ""
+    except Exception as e:      # noqa: BLE001 - never what stops the load
+        patched = "; entry values will not be collectable: patching failed: %r" % e
     global _copies
     if _copies is None:
         _copies = tempfile.mkdtemp(prefix="gtp-gdb-")
@@ -119,7 +128,7 @@ def _placed_copy(path, name, secs):
     out = os.path.join(_copies, "%s-%d.ko" % (name, len(os.listdir(_copies))))
     with open(out, "wb") as f:
         f.write(data)
-    return out
+    return out, patched
 
 
 _copies = None
@@ -152,10 +161,10 @@ resolves to the running code."""
         name = argv[0]
         path = argv[1] if len(argv) == 2 else _module_file(name)
         secs = _module_sections(name)
-        copy = _placed_copy(path, name.replace("-", "_"), secs)
+        copy, patched = _placed_copy(path, name.replace("-", "_"), secs)
         gdb.execute("add-symbol-file %s -o 0" % copy, from_tty=False, to_string=True)
         _dwarf_loaded.add(name.replace("-", "_"))
-        gdb.write("gtp: loaded symbols of %s from %s\n" % (name, path))
+        gdb.write("gtp: loaded symbols of %s from %s%s\n" % (name, path, patched))
 
 
 # Modules whose symbols gtp-load-module loaded: gtp-kernel-symbols leaves

@@ -21,6 +21,10 @@ Reading the ELF headers, the notes and .symtab is a few seeks into a
 600 MB file; gdb itself reads the DWARF lazily.  gtp-kernel-symbols,
 loaded before or after, leaves the kernel's functions to this file (its
 BTF file then describes the modules only; see on_load()).
+
+What gdb loads is the file's patched copy (entryval.py: its entry values
+made collectable), made once next to it or in ~/.cache/gtp; when no copy
+can be made, the file itself, after one line saying why.
 """
 from __future__ import annotations
 
@@ -31,14 +35,15 @@ from typing import Callable, Optional
 
 import gdb
 
-from . import ksyms
+from . import entryval, ksyms
 
 DEFAULTS = ("/usr/lib/debug/boot/vmlinux-%s", "/usr/lib/debug/lib/modules/%s/vmlinux")
 
 SHT_SYMTAB, SHT_NOTE, SHT_NOBITS = 2, 7, 8
 SHF_ALLOC = 0x2
 
-_state = {"path": None, "slide": None, "secs": None}
+# path: the vmlinux asked for; file: what gdb loaded (its patched copy)
+_state = {"path": None, "file": None, "slide": None, "secs": None}
 _hooks = []
 
 
@@ -191,15 +196,16 @@ def load(path: Optional[str] = None, quiet: bool = False) -> None:
             gdb.write("gtp: %s already loaded\n" % path)
         return
     if _state["path"]:
-        gdb.execute("remove-symbol-file %s" % _state["path"], to_string=True)
-        _state.update(path=None, slide=None)
-    cmd = "add-symbol-file %s -o %s%#x" % (path, "-" if slide < 0 else "", abs(slide))
+        gdb.execute("remove-symbol-file %s" % _state["file"], to_string=True)
+        _state.update(path=None, file=None, slide=None)
+    file, patched = _patched(path, quiet)
+    cmd = "add-symbol-file %s -o %s%#x" % (file, "-" if slide < 0 else "", abs(slide))
     cmd += "".join(" -s %s 0" % n for n in zero)
     gdb.execute(cmd, to_string=True)
-    _state.update(path=path, slide=slide, secs=time.time() - t0)
+    _state.update(path=path, file=file, slide=slide, secs=time.time() - t0)
     if not quiet:
-        gdb.write("gtp: kernel DWARF from %s, KASLR slide %#x, in %.1fs\n" % (
-            path, slide, _state["secs"]))
+        gdb.write("gtp: kernel DWARF from %s, KASLR slide %#x, in %.1fs%s\n" % (
+            path, slide, _state["secs"], patched))
         if not indexed:
             # Debian's has none: gdb 13 then indexes all of .debug_info
             # at the first type lookup (16 s and 2 GB on a 6.1 vmlinux)
@@ -211,6 +217,23 @@ def load(path: Optional[str] = None, quiet: bool = False) -> None:
         fn()
 
 
+def _patched(path, quiet):
+    """(the file to load for path, what the load message adds): its
+    patched copy, made if need be, or path itself after a line saying
+    why not."""
+    def log(line):
+        if not quiet:
+            gdb.write("gtp: %s\n" % line)
+            gdb.flush()
+    try:
+        copy, st = entryval.patched_copy(path, log)
+    except Exception as e:      # noqa: BLE001 - never what stops the load
+        why = e if isinstance(e, entryval.EntryvalError) else "patching failed: %r" % e
+        gdb.write("gtp: %s: entry values will not be collectable: %s\n" % (path, why))
+        return path, ""
+    return copy, "; %s, from %s" % (st.brief(), copy)
+
+
 class LoadVmlinux(gdb.Command):
     """Load the running kernel's vmlinux with DWARF at its KASLR slide.
 
@@ -219,7 +242,9 @@ PATH: /usr/lib/debug/boot/vmlinux-$(uname -r) (Debian's
 linux-image-KVER-dbg) or /usr/lib/debug/lib/modules/$(uname -r)/vmlinux
 unless given.  Refused unless the file has DWARF and the running kernel's
 build id (/sys/kernel/notes), and /proc/kallsyms shows addresses (root).
-The slide is _text's live address (kallsyms) minus its linked one."""
+The slide is _text's live address (kallsyms) minus its linked one.
+gdb loads the file's copy with its entry values made collectable
+(PATH.gtp-ev, else ~/.cache/gtp/BUILD-ID/), made the first time."""
 
     def __init__(self) -> None:
         super().__init__("gtp-load-vmlinux", gdb.COMMAND_FILES, gdb.COMPLETE_FILENAME)

@@ -82,3 +82,18 @@ end
     expect(out, r"^refused=\$gtp_ksym: no_such_symbol_gtp not in /proc/kallsyms$")
     expect(out, r"^refused=\$gtp_ksym: give the name as a string")
     expect(out, r"^refused=usage: \$gtp_ksym NAME$")
+
+
+def test_module_entry_values():
+    """gtp-load-module loads the .ko's DWARF with its entry values rewritten
+    (entryval.py): gtp_test_function's counter1, past the reuse of rdi, is
+    a read of 8 bytes at 0x38 that gdb compiles, not DW_OP_entry_value."""
+    out = gdb_script(HEAD + """gtp-load-module gtp_test
+info scope gtp_test_function
+""")
+    m = expect(out, r"^gtp: loaded symbols of gtp_test from \S+/gtp_test\.ko; "
+               r"entry values: (\d+) locations$")
+    assert int(m.group(1)) > 0, out
+    expect(out, r"^Symbol counter1 is multi-location:$")
+    expect(out, r"^\s+0: DW_OP_const1u 56$")
+    expect_not(out, r"DW_OP_(GNU_)?entry_value")
