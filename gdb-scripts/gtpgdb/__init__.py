@@ -21,6 +21,10 @@ registering its commands with register():
   connect.py  gtp-connect: all those symbols, then target remote
   kstack.py   gtp-kstack: the kernel call stack a frame recorded
               (collect $kstack)
+  errsites.py gtp-trace-errno: a tracepoint on each check that makes a
+              function return -ERRNO, found in its machine code
+  where.py    gtp-where: a trace frame's file:line, and the callers of
+              inlined code
 """
 try:
     import gdb  # noqa: F401
@@ -30,7 +34,7 @@ except ImportError:
     gdb = None
 
 if gdb is not None:
-    from . import connect, hist, kernsyms, kstack, module, static, vmlinux
+    from . import connect, errsites, hist, kernsyms, kstack, module, static, vmlinux, where
 
-    for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack):
+    for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack, errsites, where):
         _m.register()
