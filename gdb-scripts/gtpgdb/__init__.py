@@ -25,6 +25,10 @@ registering its commands with register():
   collectable.py  hook-tstart: tstart never fails because gdb cannot
               compile one collect item (drops it, says so, and puts the
               user's actions back after tstart)
+  errsites.py gtp-trace-errno: a tracepoint on each check that makes a
+              function return -ERRNO, found in its machine code
+  where.py    gtp-where: a trace frame's file:line, and the callers of
+              inlined code
 """
 try:
     import gdb  # noqa: F401
@@ -34,9 +38,9 @@ except ImportError:
     gdb = None
 
 if gdb is not None:
-    from . import (collectable, connect, hist, kernsyms, kstack, module,
-                   static, vmlinux)
+    from . import (collectable, connect, errsites, hist, kernsyms, kstack,
+                   module, static, vmlinux, where)
 
     for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
-               collectable):
+               collectable, errsites, where):
         _m.register()

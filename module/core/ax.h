@@ -47,7 +47,7 @@ enum ax_opcode {
 #define AX_MAX_CODE	1024	/* bytes of bytecode accepted (gdb sends <= 184) */
 #define AX_MAX_STACK	64	/* verified bound on stack depth */
 #define AX_STEP_BUDGET	65536	/* insns one probe hit may run, all programs */
-#define AX_NR_GDB_REGS	17	/* reg 0..16 = rax..r15, rip (gdb amd64 remote numbers) */
+#define AX_NR_GDB_REGS	18	/* reg 0..17 = rax..r15, rip, eflags (gdb amd64 numbers) */
 
 /* Why an evaluation stopped early (env->err).  0 = ran to 'end'. */
 enum ax_error {
@@ -207,7 +207,7 @@ static inline u64 ax_run(const struct ax_prog *prog, struct ax_env *env)
 	return ax_run_hit(prog, env);
 }
 
-/* pt_regs slot of gdb register @regno (0..16), or -1. */
+/* pt_regs slot of gdb register @regno (0..17), or -1. */
 int ax_reg_offset(unsigned int regno);
 
 #endif /* GTP_AX_H */

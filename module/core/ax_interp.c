@@ -15,7 +15,7 @@
  *     BPF interpreter's stack); no push or pop is bounds-checked because
  *     the verifier fixed the depth before every insn;
  *   - operands are decoded (jump targets are insn indexes, constants are
- *     zero-extended, reg numbers are 0..16, ext widths 1..64);
+ *     zero-extended, reg numbers are 0..17, ext widths 1..64);
  *   - control never falls off the end of insns[].
  *
  * What remains dynamic is what depends on the hit: memory reads, hooks,

@@ -94,7 +94,7 @@ static int check_operand(struct ax_verifier *v, const struct ax_insn *insn)
 	switch (insn->op) {
 	case AX_REG:
 		if (insn->imm >= AX_NR_GDB_REGS) {
-			verbose(v, "insn at %u: reg %llu is not available (only 0..16: rax..r15, rip)",
+			verbose(v, "insn at %u: reg %llu is not available (only 0..17: rax..r15, rip, eflags)",
 				insn->off, (unsigned long long)insn->imm);
 			return -EINVAL;
 		}
@@ -383,9 +383,11 @@ void ax_prog_free(struct ax_prog *prog)
 
 /*
  * gdb's amd64 register numbers (amd64-tdep.c, as sent by the 'reg' opcode)
- * for the registers pt_regs holds.  eflags (17) and the segment registers
- * follow in gdb's numbering but are not accepted: gdb never needs them in
- * a condition, and fs/gs/ds/es are not in pt_regs at all.
+ * for the registers pt_regs holds.  eflags (17) is the flags as the probed
+ * instruction finds them: a probe on a conditional jump tells from them
+ * whether it is taken (gtp-trace-errno).  The segment registers that follow
+ * in gdb's numbering are not accepted: gdb never needs them in a
+ * condition, and fs/gs/ds/es are not in pt_regs at all.
  */
 static const u16 ax_reg_offsets[AX_NR_GDB_REGS] = {
 	offsetof(struct pt_regs, ax),	/*  0 rax */
@@ -405,6 +407,7 @@ static const u16 ax_reg_offsets[AX_NR_GDB_REGS] = {
 	offsetof(struct pt_regs, r14),	/* 14 */
 	offsetof(struct pt_regs, r15),	/* 15 */
 	offsetof(struct pt_regs, ip),	/* 16 rip */
+	offsetof(struct pt_regs, flags),	/* 17 eflags */
 };
 
 /**
@@ -412,7 +415,7 @@ static const u16 ax_reg_offsets[AX_NR_GDB_REGS] = {
  * @regno:	gdb amd64 register number, as in the 'reg' opcode
  *
  * Return: the byte offset in struct pt_regs, or -1 for registers pt_regs
- * does not hold (anything above 16).
+ * does not hold (anything above 17).
  */
 int ax_reg_offset(unsigned int regno)
 {

@@ -28,7 +28,7 @@
 #define M_HDR		(1 + 8 + 2)
 #define M_MAX		0xffff		/* u16 length per M block */
 
-/* gdb amd64 register i (0..16) -> its pt_regs field. */
+/* gdb amd64 register i (0..17) -> its pt_regs field. */
 u64 gtp_reg_value(const struct pt_regs *regs, int regno)
 {
 	switch (regno) {
@@ -49,6 +49,7 @@ u64 gtp_reg_value(const struct pt_regs *regs, int regno)
 	case 14: return regs->r14;
 	case 15: return regs->r15;
 	case 16: return regs->ip;
+	case 17: return regs->flags;
 	}
 	return 0;
 }

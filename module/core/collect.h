@@ -117,7 +117,7 @@ void gtp_tp_plan(struct gtp_tp *tp);
 /* pt_regs in gdb's amd64 'g' layout (GTP_G_SIZE bytes), rip = @pc. */
 void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out);
 
-/* Value of gdb register @regno (0..16) from pt_regs. */
+/* Value of gdb register @regno (0..17) from pt_regs. */
 u64 gtp_reg_value(const struct pt_regs *regs, int regno);
 
 #define GTP_SCRATCH_SIZE	(32 * 1024)	/* per-CPU frame build space */

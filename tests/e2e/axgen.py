@@ -25,7 +25,7 @@ REG, END, DUP, POP, ZERO_EXT, SWAP = 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b
 GETV, SETV, TRACEV, TRACENZ, TRACE16, PICK, ROT, PRINTF = (
     0x2c, 0x2d, 0x2e, 0x2f, 0x30, 0x32, 0x33, 0x34)
 FLOAT_OPS = (0x01, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f)
-NR_REGS = 17            # AX_NR_GDB_REGS: rax..r15, rip
+NR_REGS = 18            # AX_NR_GDB_REGS: rax..r15, rip, eflags
 RSP = 7                 # gdb's amd64 number of rsp
 MAX_CODE = 1024         # AX_MAX_CODE
 MAX_STACK = 64          # AX_MAX_STACK
@@ -315,7 +315,7 @@ def refused(rng, is_cond):
     if r == 8:
         return ok + bytes([POP]), "no end"
     if r == 9:
-        return bytes([REG, 0, rng.choice((17, 18, 0xff))]) + bytes([END]), "register past rip"
+        return bytes([REG, 0, rng.choice((18, 19, 0xff))]) + bytes([END]), "register past eflags"
     if r == 10:
         return ok + bytes([rng.choice((EXT, ZERO_EXT)), rng.choice((0, 65, 0xff)), END]), \
             "ext width"

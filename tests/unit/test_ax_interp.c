@@ -251,14 +251,14 @@ static void test_reg(void **state)
 	unsigned long *slot[AX_NR_GDB_REGS] = {
 		&regs.ax, &regs.bx, &regs.cx, &regs.dx, &regs.si, &regs.di,
 		&regs.bp, &regs.sp, &regs.r8, &regs.r9, &regs.r10, &regs.r11,
-		&regs.r12, &regs.r13, &regs.r14, &regs.r15, &regs.ip,
+		&regs.r12, &regs.r13, &regs.r14, &regs.r15, &regs.ip, &regs.flags,
 	};
 	char hex[32];
 	unsigned int r;
 
 	for (r = 0; r < AX_NR_GDB_REGS; r++)
 		*slot[r] = 0x1111111111111111ULL * (r % 15 + 1) + r;
-	regs.orig_ax = regs.flags = regs.cs = regs.ss = 0xbad;
+	regs.orig_ax = regs.cs = regs.ss = 0xbad;
 	for (r = 0; r < AX_NR_GDB_REGS; r++) {
 		snprintf(hex, sizeof(hex), "26 00 %02x 27", r);
 		assert_ok(run(hex), *slot[r]);
@@ -266,7 +266,9 @@ static void test_reg(void **state)
 	/* user_env_set_reg() agrees with the names */
 	assert_int_equal(user_env_set_reg(&regs, 16, 0xffffffff81000000ULL), 0);
 	assert_int_equal(regs.ip, 0xffffffff81000000ULL);
-	assert_int_equal(user_env_set_reg(&regs, 17, 1), -EINVAL);
+	assert_int_equal(user_env_set_reg(&regs, 17, 0x246), 0);
+	assert_int_equal(regs.flags, 0x246);
+	assert_int_equal(user_env_set_reg(&regs, 18, 1), -EINVAL);
 
 	/* a context without registers */
 	assert_err(ax_test_run("22 01 26 00 05 27", NULL, &env), AX_ERR_REG, 2);

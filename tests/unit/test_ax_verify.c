@@ -85,10 +85,10 @@ static const struct refusal refusals[] = {
 	  "insn at 0: truncated operand (tracev: 1 of 2 bytes)" },
 
 	/* operand ranges */
-	{ "reg 17", "26 00 11 27", false,
-	  "insn at 0: reg 17 is not available (only 0..16: rax..r15, rip)" },
+	{ "reg 18", "26 00 12 27", false,
+	  "insn at 0: reg 18 is not available (only 0..17: rax..r15, rip, eflags)" },
 	{ "reg 65535", "22 00 26 ff ff 27", false,
-	  "insn at 2: reg 65535 is not available (only 0..16: rax..r15, rip)" },
+	  "insn at 2: reg 65535 is not available (only 0..17: rax..r15, rip, eflags)" },
 	{ "ext 0", "22 01 16 00 27", false,
 	  "insn at 2: ext 0: bit count must be 1..64" },
 	{ "ext 65", "22 01 16 41 27", false,
@@ -267,7 +267,7 @@ static void test_stack_overflow(void **state)
 	expect_refused(code, 67, "insn at 65: stack depth 65 exceeds 64");
 }
 
-/* 'reg' through every number; only 0..16 pass. */
+/* 'reg' through every number; only 0..17 pass. */
 static void test_reg_range(void **state)
 {
 	u8 code[] = { AX_REG, 0, 0, AX_END };
@@ -285,7 +285,7 @@ static void test_reg_range(void **state)
 			continue;
 		}
 		snprintf(want, sizeof(want),
-			 "insn at 0: reg %u is not available (only 0..16: rax..r15, rip)",
+			 "insn at 0: reg %u is not available (only 0..17: rax..r15, rip, eflags)",
 			 r);
 		expect_refused(code, 4, want);
 	}
@@ -557,13 +557,13 @@ static void test_reg_offsets(void **state)
 		offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
 		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
 		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
-		offsetof(struct pt_regs, ip),
+		offsetof(struct pt_regs, ip), offsetof(struct pt_regs, flags),
 	};
 	unsigned int r;
 
 	for (r = 0; r < AX_NR_GDB_REGS; r++)
 		assert_int_equal(ax_reg_offset(r), want[r]);
-	assert_int_equal(ax_reg_offset(17), -1);
+	assert_int_equal(ax_reg_offset(18), -1);
 	assert_int_equal(ax_reg_offset(~0U), -1);
 }
 

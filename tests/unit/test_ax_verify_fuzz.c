@@ -153,7 +153,7 @@ static bool model_check(struct model *m, const u8 *code, u32 len, bool cond)
 		for (k = 0; k < n; k++)
 			m->imm[m->ninsns] = m->imm[m->ninsns] << 8 |
 					    code[o + 1 + k];
-		if (op == AX_REG && m->imm[m->ninsns] > 16)
+		if (op == AX_REG && m->imm[m->ninsns] >= AX_NR_GDB_REGS)
 			return false;
 		if ((op == AX_EXT || op == AX_ZERO_EXT) &&
 		    (m->imm[m->ninsns] < 1 || m->imm[m->ninsns] > 64))
@@ -260,7 +260,8 @@ static u32 generate(u8 *code)
 		switch (op) {
 		case AX_REG:
 			code[len - 2] = 0;
-			code[len - 1] = !deep && rnd(20) == 0 ? 17 : rnd(17);
+			code[len - 1] = !deep && rnd(20) == 0 ?
+				AX_NR_GDB_REGS : rnd(AX_NR_GDB_REGS);
 			break;
 		case AX_EXT:
 		case AX_ZERO_EXT:

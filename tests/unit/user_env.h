@@ -76,7 +76,7 @@ const void *user_env_direct(u64 addr, size_t n, void **pin);
 void user_env_unpin(void *pin);
 unsigned int user_env_nr_pins(void);
 
-/* Set gdb register @regno (0..16, see ax_reg_offset()); -EINVAL if bad. */
+/* Set gdb register @regno (0..17, see ax_reg_offset()); -EINVAL if bad. */
 int user_env_set_reg(struct pt_regs *regs, unsigned int regno, u64 val);
 
 /* Trace state variables, as getv/setv see them. -EINVAL if out of range. */
