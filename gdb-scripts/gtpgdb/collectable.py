@@ -17,7 +17,9 @@ location, and when something would fail replaces the tracepoint's
 action text, for this tstart, by the same list without the items that
 fail (a $locals or $args becomes the names that compile at every
 location, since all locations share one text), one line per dropped
-item saying where and why.  hookpost-tstart, or the next prompt when
+item saying where and why.  At an inlined site, $args also takes the
+inlined function's parameters: gdb collects the containing function's,
+but tdump shows the inlined frame's.  hookpost-tstart, or the next prompt when
 tstart failed, puts the user's text back, so `info tracepoints`, `tdump`
 and `save tracepoints` show what the user wrote.  Other action lines,
 $regs, $_ret, $_sdata and trace state variables are left as they are.
@@ -311,9 +313,22 @@ class Plan:
         self.lines: list[str] = []
         self.notes: list[str] = []
         self.fails = False
+        self.rewrite = False  # $args at an inlined site: add its parameters
 
     def drop(self, loc: Location, text: str, err: str) -> None:
         self.notes.append("gtp: %s: not collecting `%s': %s" % (self.tp.name(loc), text, err))
+
+
+def inline_args_at(addr: int) -> list[Symbol]:
+    """The parameters of the inlined function addr is in (innermost), or
+    none.  gdb's `collect $args` leaves them out (it takes the containing
+    function's), but `tdump` and `info args` in that frame show them."""
+    b = gdb.block_for_pc(addr)
+    while b is not None and b.superblock is not None and not b.superblock.is_static:
+        if b.function is not None:
+            return [Symbol(s, s.name) for s in b if s.is_argument]
+        b = b.superblock
+    return []
 
 
 def _expand(tp: Tracepoint, item: str) -> list[tuple[Location, Symbol]]:
@@ -391,7 +406,13 @@ def plan(tp: Tracepoint) -> Plan:
                                tp.locations[0])
                     p.drop(loc, item, cc.at(loc, item) or err)
                 else:
-                    for name in _plan_names(p, cc, _expand(tp, item)):
+                    pairs = _expand(tp, item)
+                    if _kind(item) == "args":
+                        inl = [(lc, sym) for lc in tp.locations for sym in inline_args_at(lc.addr)]
+                        # what tdump will show at an inlined site
+                        p.rewrite = p.rewrite or bool(inl)
+                        pairs += inl
+                    for name in _plan_names(p, cc, pairs):
                         if name not in items:
                             items.append(name)
             if items:
@@ -421,10 +442,11 @@ def before_tstart() -> None:
         _pending[tp.number] = tp.actions
         try:
             p = plan(tp)
-            for note in p.notes if p.fails else []:
+            change = p.fails or p.rewrite
+            for note in p.notes if change else []:
                 gdb.write(note + "\n")
-            _set_actions(tp.number, p.lines if p.fails else tp.actions)
-            if not p.fails:
+            _set_actions(tp.number, p.lines if change else tp.actions)
+            if not change:
                 del _pending[tp.number]
         except Exception as e:  # noqa: BLE001
             gdb.write("gtp: tracepoint %d: collect actions not checked: %s\n" % (tp.number, e))
