@@ -86,6 +86,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--offline", action="store_true",
                    help="the file alone, no target: no tstart, no hits")
     p.add_argument("--json", metavar="FILE", help="also write the raw results there")
+    p.add_argument("--tdump", action="store_true",
+                   help="print the tdump of the frames where a collected variable "
+                   "showed no value")
     p.add_argument("--gdb", default=os.environ.get("GTP_GDB", "gdb"))
     p.add_argument("--buffer", type=int, default=64 << 20,
                    help="trace buffer size in bytes (default 64 MB)")
@@ -100,6 +103,7 @@ def run_gdb(args: argparse.Namespace) -> dict:
            "functions": args.functions.split(",") if args.functions else FUNCTIONS,
            "vmlinux": args.vmlinux or default_vmlinux(),
            "offline": args.offline, "out": out, "buffer": args.buffer,
+           "tdump": args.tdump,
            "workload": os.path.join(HERE, "workload.py")}
     env = dict(os.environ, GTP_COVERAGE=json.dumps(cfg))
     # gtp.py sourced from covgdb.py would take covgdb.py's __file__ for its own
@@ -156,7 +160,10 @@ def print_lines(res: dict) -> None:
 
 def print_details(res: dict) -> None:
     """Each refusal and tstart failure, and each collected variable a hit
-    frame did not show, with its line."""
+    frame did not show, with its line; what gtp said at the tstart that
+    ran the workload."""
+    for text in res.get("gtp_said", ()):
+        print("at tstart, " + text)
     for ln in res["lines"]:
         where = "%s %s:%d" % (ln["func"], ln["file"], ln["line"])
         for loc in ln["locs"]:
@@ -166,6 +173,8 @@ def print_details(res: dict) -> None:
                                                          v["name"], v["reason"]))
             for name in loc.get("unavailable", ()):
                 print("no value: %s %#x %s" % (where, loc["pc"], name))
+            for text in loc.get("tdump", ()):
+                print("  " + text.rstrip().replace("\n", "\n  "))
             for name in loc.get("optout_live", ()):
                 print("optimized out but a value: %s %#x %s" % (where, loc["pc"], name))
         if ln.get("tstart"):

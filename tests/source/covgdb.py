@@ -455,13 +455,20 @@ def define(lines: List[dict]) -> Dict[int, dict]:
     return tps
 
 
-def tstart() -> Optional[str]:
-    """None if tstart succeeded, else gdb's message, after what gtp said
-    on gdb's console about it (which tracepoint, and why)."""
+def gtp_said(out: str) -> List[str]:
+    """gtp's lines on gdb's console (which tracepoint, and what of it)."""
+    return [x.strip() for x in out.splitlines() if x.startswith("gtp:")]
+
+
+def tstart(said: Optional[List[str]] = None) -> Optional[str]:
+    """None if tstart succeeded (what gtp said added to said), else gdb's
+    message after what gtp said about it."""
     err, out = logged("tstart")
     if err is None:
+        if said is not None:
+            said += gtp_said(out)
         return None
-    return " ".join([x.strip() for x in out.splitlines() if x.startswith("gtp:")] + [err])
+    return " ".join(gtp_said(out) + [err])
 
 
 def tstart_each(lines: List[dict]) -> None:
@@ -496,9 +503,10 @@ def outer_frame(f: gdb.Frame) -> gdb.Frame:
 
 
 # how many frames of a location to look at, for a collected variable that
-# did not show a value in the first: a hit in a task that entered the
-# function before tstart has no entry values (its entry was not recorded)
-FRAMES_PER_LOCATION = 4
+# did not show a value in the first: a hit in a call entered before tstart
+# has no entry values (its entry was not recorded), and a kernel thread's
+# wake-up from a sleep that began before tstart is often the first hit
+FRAMES_PER_LOCATION = 8
 
 
 def read_var(sym: gdb.Symbol, frame: gdb.Frame) -> str:
@@ -521,12 +529,13 @@ def frame_syms(pc: int) -> List[Tuple[gdb.Symbol, gdb.Frame]]:
     return [(s, inner) for s in locals_at(pc)] + [(s, outer) for s in Args(pc).syms]
 
 
-def frame_values(tp: int, loc: dict) -> None:
+def frame_values(tp: int, loc: dict, tdump: bool) -> None:
     """The location's frames (the first, and up to FRAMES_PER_LOCATION
     while a collected variable has shown no value yet): how many of its
     collected variables show a value; which of those found optimized out
     read as a value all the same in the first (gdb would be wrong about
-    them); the shadowed ones, read through their own symbols."""
+    them); the shadowed ones, read through their own symbols.  With tdump,
+    the tdump of each frame where a collected variable showed no value."""
     seen: List[str] = []
     loc["frames"] = 0
     want = ("collected", "shadowed")
@@ -543,6 +552,9 @@ def frame_values(tp: int, loc: dict) -> None:
         loc["frames"] += 1
         if all(s == "value" for s, v in zip(seen, loc["vars"]) if v["status"] in want):
             break
+        if tdump:
+            # what the frame holds, for coverage.py --tdump
+            loc.setdefault("tdump", []).append(run("tdump"))
     pairs = list(zip(loc["vars"], seen))
     loc["values"] = sum(1 for v, s in pairs if v["status"] == "collected" and s == "value")
     loc["unavailable"] = [v["name"] for v, s in pairs
@@ -572,7 +584,7 @@ def trace_workload(cfg: dict, tps: Dict[int, dict], result: dict) -> None:
     result["tstatus"] = run("tstatus")
     for tp, loc in tps.items():
         run("tfind none")
-        frame_values(tp, loc)
+        frame_values(tp, loc, cfg.get("tdump", False))
         loc["hit"] = loc["frames"] > 0
     run("tfind none")
     run("delete tracepoints")
@@ -582,8 +594,10 @@ def start_and_trace(cfg: dict, lines: List[dict], result: dict, t: "Timer") -> N
     """One tstart for every line; if it fails, one per line, then the
     lines that started, together.  Either way the workload runs under
     the last tstart."""
+    said: List[str] = []
+    result["gtp_said"] = said
     tps = define(lines)
-    err = tstart()
+    err = tstart(said)
     for ln in lines:
         ln["tstart"] = ""
     if err is not None:
@@ -591,7 +605,7 @@ def start_and_trace(cfg: dict, lines: List[dict], result: dict, t: "Timer") -> N
         log("tstart of all %d lines failed (%s): one line at a time" % (len(lines), err))
         tstart_each(lines)
         tps = define([ln for ln in lines if not ln["tstart"]])
-        err = tstart()
+        err = tstart(said)
         if err is not None:
             raise CoverageError("tstart of the lines that started one by one failed: %s"
                                 % err)
