@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from typing import Dict, List
+from typing import Dict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
