@@ -15,6 +15,7 @@
 #   make doccheck     kernel-doc -Wall over module/ and jit/: no warnings
 #   make check-fresh  the README's two commands in a pristine Debian 12 root
 #   make modname-check the module names clash with no module of a matrix kernel
+#   make source-coverage collect $locals/$args at random kernel lines, measured
 #
 # Areas add their own targets in */*.mk fragments (unit tests, fuzzers,
 # benchmarks, model checks) by appending to CHECK_EXTRA / BENCH_TARGETS.

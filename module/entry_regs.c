@@ -101,8 +101,8 @@ static void notrace ev_record(struct ev_slot *s, unsigned long func,
 		if (c->func && same_stack(c->sp, sp) && c->sp <= sp)
 			c->func = 0;
 		if (!c->func) {
-			if (!pick)
-				pick = c;
+			if (!pick || pick->func)
+				pick = c;	/* a free one, if any */
 		} else if (!pick || (pick->func && c->sp > pick->sp)) {
 			pick = c;	/* full: the outermost call goes */
 		}
