@@ -288,7 +288,7 @@ def test_huge_numbers_refused():
     refused(edited(r"size 0x100000", "size 0x40000001"), r"FILE:6: the buffer size 0x40000001 is out of range")
     refused(edited(r"size 0x100000", "size 0x10"), r"FILE:6: the buffer size 0x10 is out of range")
     refused(edited(r"\},4$", "},80000000"), r"FILE:11: M length 0x80000000 is out of range")
-    refused(edited(r"^  action R1ff$", "  action M11,0,4"), r"FILE:12: M register 0x11 is out of range")
+    refused(edited(r"^  action R1ff$", "  action M12,0,4"), r"FILE:12: M register 0x12 is out of range")
     refused(edited(r"^tsv 1 ", "tsv 0 "), r"FILE:8: variable number 0 is out of range")
     refused(edited(r"step 0 pass 3", "step 1 pass 3"), r"FILE:16: while-stepping")
 

@@ -327,7 +327,7 @@ class Fuzzer:
             return "QTDP:-%x:%x:R1" % (num + 7, addr), "actions of an undefined tracepoint"
         if r == 7 and self.defs:
             n = rng.choice(list(self.defs))
-            bad = rng.choice(("Q1", "M11,0,8", "M-2,0,8", "M-1,0,80000000", "R", "Xzz,00",
+            bad = rng.choice(("Q1", "M12,0,8", "M-2,0,8", "M-1,0,80000000", "R", "Xzz,00",
                               "X0,", "X401," + "22" * 0x401, "S"))
             return "QTDP:-%x:%x:%s" % (n, self.defs[n][0], bad), "a malformed action %s" % bad[:12]
         if r == 8:
