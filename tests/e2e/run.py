@@ -22,10 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gtplib  # noqa: E402
 
-def collect(filters):
+def all_tests():
     tests = []
-    drop = [f[1:] for f in filters if f.startswith("!")]
-    filters = [f for f in filters if not f.startswith("!")]
     for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
         name = os.path.basename(path)[:-3]
         spec = importlib.util.spec_from_file_location(name, path)
@@ -34,16 +32,31 @@ def collect(filters):
         fns = [(k, v) for k, v in vars(mod).items()
                if k.startswith("test_") and callable(v)]
         fns.sort(key=lambda kv: kv[1].__code__.co_firstlineno)
-        for k, v in fns:
-            full = "%s::%s" % (name, k)
-            if (not filters or any(f in full for f in filters)) and \
-                    not any(f in full for f in drop):
-                tests.append((full, v))
+        tests += [("%s::%s" % (name, k), v) for k, v in fns]
     return tests
 
 
+def select(tests, filters):
+    drop = [f[1:] for f in filters if f.startswith("!")]
+    keep = [f for f in filters if not f.startswith("!")]
+    return [(full, fn) for full, fn in tests
+            if (not keep or any(f in full for f in keep))
+            and not any(f in full for f in drop)]
+
+
+def collect(filters):
+    return select(all_tests(), filters)
+
+
 def main():
-    tests = collect(sys.argv[1:])
+    # A SUBSTRING that names no test (a test renamed or removed under a
+    # list such as tests/vm/matrix's) is an error, not a silent no-op.
+    everything = all_tests()
+    stale = [f for f in sys.argv[1:] if not f.startswith("!")
+             and not any(f in name for name, _ in everything)]
+    if stale:
+        sys.exit("run.py: no test matches %s" % " ".join(stale))
+    tests = select(everything, sys.argv[1:])
     print("TAP version 13")
     print("1..%d" % len(tests), flush=True)
     passed = failed = skipped = 0
