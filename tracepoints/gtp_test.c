@@ -79,7 +79,7 @@ static DEFINE_MUTEX(gtp_test_lock);
 static unsigned long last_calls;
 static u64 last_cycles;
 
-/* Not static: gdb probes it by name (DESIGN.md's fixed interface). */
+/* Not static: gdb probes it by name (docs/testing.md, "The test workload"). */
 int gtp_test_function(int counter1, int counter2);
 
 noinline int gtp_test_function(int counter1, int counter2)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Entry and mid-function probes against their floors (issue 11).
+"""Entry and mid-function probes against their floors (docs/benchmarks.md).
 
     tests/vm/run --icount -- python3 tests/bench/entry_bench.py [N]
 

@@ -1,4 +1,4 @@
-# The peer table (issue 11): gtp, the floors and its peers in one
+# The peer table of docs/benchmarks.md: gtp, the floors and its peers in one
 # deterministic guest boot (-icount); the table also goes to
 # docs/benchmarks.md (table.py writes it on the host: the guest's view of
 # the checkout is read-only).  The peers are Debian packages run in the

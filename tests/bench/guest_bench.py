@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer table of issue 11: gtp, the floors and its peers, one boot.
+"""The peer table of docs/benchmarks.md: gtp, the floors and its peers, one boot.
 
     tests/vm/run --icount -- python3 tests/bench/guest_bench.py [N]
 

@@ -1,4 +1,4 @@
-# Static tracepoints (issue 6): guest cycles per call of the Fig. 11 loop
+# Static tracepoints (docs/static-tracepoints.md): guest cycles per call of the Fig. 11 loop
 # with no probe, an empty tracepoint probe, gtp's probe trampoline, and a
 # gtp static tracepoint whose condition is false (-icount: repeatable).
 BENCH_TARGETS += bench-static

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer table of issue 11: one table, its targets, docs/benchmarks.md.
+"""The peer table of docs/benchmarks.md: one table and its targets.
 
 In the guest, guest_bench.py collects rows (dicts, see row()) and calls
 render(): a markdown table between two marker lines, then the targets as
@@ -93,7 +93,7 @@ TARGETS = [
 
 
 def targets(rows, base):
-    lines = ["Targets (issue 11), overheads over the unprobed loop:"]
+    lines = ["Targets (TARGETS in tests/bench/table.py), overheads over the unprobed loop:"]
     for text, num, den, lim, sense in TARGETS:
         n, d = _ovh(rows, num, base), _ovh(rows, den, base)
         if n is None or d is None or n <= 0 or d <= 0:

@@ -1,4 +1,4 @@
-"""Worst-case rows (issue 11, deliverable 5), run inside the guest.
+"""Worst-case rows of docs/benchmarks.md (p50 / p99 / max), run inside the guest.
 
 `echo hist N > /proc/gtp_test` times every call on its own (rdtsc_ordered
 around the call, interrupts disabled around each timed call so a timer

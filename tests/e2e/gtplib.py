@@ -59,7 +59,7 @@ def reset_target():
                 "QTBuffer:size:-1", "QTDisconnected:0")
 
 
-# gtp-ctl, the tool for boxes without gdb (issue 12)
+# gtp-ctl, the tool for boxes without gdb (docs/production.md)
 GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
 CTL_PRE = """set pagination off
 set confirm off

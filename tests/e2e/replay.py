@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The two halves of tests/vm/replay-check, one per guest boot (issue 12).
+"""The two halves of tests/vm/replay-check, one per guest boot.
 
     replay.py record          boot 1: gdb defines the Fig. 12 session and
                               one whose condition reads a module global;

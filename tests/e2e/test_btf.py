@@ -1,4 +1,4 @@
-"""Kernel symbols with no debug info at all (issue 10): gtp-connect,
+"""Kernel symbols with no debug info at all (docs/kernel-symbols.md): gtp-connect,
 gtp-kernel-symbols.  No vmlinux, no .ko with DWARF for the kernel's code:
 names from /proc/kallsyms, types and arguments from /sys/kernel/btf.
 

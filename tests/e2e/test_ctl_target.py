@@ -1,4 +1,4 @@
-"""The live target without gdb on the box (issue 12, part): gtp-ctl stdio
+"""The live target without gdb on the box (docs/production.md): gtp-ctl stdio
 carries a whole gdb session, gtp-ctl status/stop see and end a trace a
 detached gdb left running, and $gtp_stop freezes a circular buffer from
 inside a probe.  Expected values are what the Fig. 11 loop passes (call k

@@ -1,4 +1,4 @@
-"""Fault and load scenarios (issue 9, deliverable 5): what a production box
+"""Fault and load scenarios (docs/threat-model.md): what a production box
 does to a tracer that the happy path never does.  gdb killed in the middle
 of a download or a frame walk, a thousand start/stop cycles while both
 CPUs run the probe, probes in the timer interrupt and in NMI, and the

@@ -1,4 +1,4 @@
-"""gdb-scripts as stock gdb loads them (issue 14 item 5): the gtpgdb
+"""gdb-scripts as stock gdb loads them (gdb-scripts/gtp.py): the gtpgdb
 package is imported (once, however often gtp.py is sourced), its commands
 complete their arguments, and $gtp_ksym is a value gdb computes with.
 Expected values come from the guest itself (/proc/kallsyms, /proc/modules,

@@ -1,4 +1,4 @@
-"""Histograms, counts and statistics of a trace (issue 16), end to end.
+"""Histograms, counts and statistics of a trace (docs/histograms.md), end to end.
 
 gdb's gtp-hist/gtp-count/gtp-stats and $gtp_stat (gdb-scripts/gtpgdb/hist.py)
 run in stock gdb against the real /proc/gtp; gtp-ctl (gdb-scripts/gtp-ctl) reads the

@@ -70,15 +70,6 @@ def check(cond, pick):
     return got, other
 
 
-def test_kernel_data_sections_resolve():
-    # module/jit_direct.c finds vmlinux data through these symbols
-    syms = sh("grep -wE '_sdata|_edata|__start_rodata|__end_rodata|"
-              "__bss_start|__bss_stop|modules' /proc/kallsyms")
-    for s in ("_sdata", "_edata", "__start_rodata", "__end_rodata",
-              "__bss_start", "__bss_stop", "modules"):
-        expect(syms, r" %s$" % s)
-
-
 @leaves_target_clean
 def test_global_condition_false():
     on, off = check("gtp_test_calls < 0", lambda v: False)

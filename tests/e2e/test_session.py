@@ -1,4 +1,4 @@
-"""Record once, replay on another load (issue 12): gtp-ctl save-session
+"""Record once, replay on another load (docs/production.md): gtp-ctl save-session
 writes what gdb defined with every kernel address as symbol+offset,
 gtp-ctl start binds it again through /proc/kallsyms, save writes the
 frames as a trace file stock gdb opens, dump prints them.  The two-boot

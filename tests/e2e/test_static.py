@@ -1,4 +1,4 @@
-"""Static tracepoints (issue 6): kernel TRACE_EVENTs as gdb markers.
+"""Static tracepoints (docs/static-tracepoints.md): kernel TRACE_EVENTs as gdb markers.
 
 Stock gdb against /proc/gtp in the guest.  The probe-level tests use gtp's
 static_debug knob (module parameter), which attaches through the same code
@@ -274,7 +274,7 @@ print $_sdata
 
 
 def test_recursion_through_page_fault_tracepoint():
-    # Issue 9 item 1: every kernel-mode page fault fires
+    # Every kernel-mode page fault fires
     # exceptions:page_fault_kernel(address, regs, error_code), including
     # the faults of gtp's own nofault reads.  A condition that reads the
     # faulting address re-entered itself until the stack overflowed

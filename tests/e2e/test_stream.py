@@ -1,4 +1,4 @@
-"""Tracing without stopping (issue 13): gtp-ctl stream takes sub-buffers
+"""Tracing without stopping (docs/streaming.md): gtp-ctl stream takes sub-buffers
 from /proc/gtp_stream while the probes keep writing and writes CTF that
 Debian's babeltrace2 reads.  Every expected value is what the Fig. 11
 loop passes (call k: counter1 = k, counter2 = k - 1, so 2*counter1 +

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gtp-ctl plot, rendered by a real browser (issue 16, item 4). Runs on the host.
+"""gtp-ctl plot (docs/histograms.md), rendered by a real browser. Runs on the host.
 
 1. Boots the guest (tests/vm/run) to record a real trace with stock gdb and
    the real module (guest_trace.py: $rdi, $cpu_id, $clock of the Fig. 11

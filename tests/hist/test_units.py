@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gtp-ctl's pure-Python parts on the host (issue 16): buckets, labels,
+"""gtp-ctl's pure-Python parts on the host (docs/histograms.md): buckets, labels,
 percentiles, the trace-file reader, the key language, reply decoding.
 
 Inputs are synthetic here (the guest tests in tests/e2e/test_hist.py use

@@ -28,9 +28,9 @@ static int setup(void **state)
 	return 0;
 }
 
-static u64 run(const char *hex)
+static u64 run(const char *src)
 {
-	return ax_test_run(hex, &regs, &env);
+	return ax_test_run(src, &regs, &env);
 }
 
 #define assert_ok(v, want) do {				\
@@ -105,7 +105,7 @@ static void test_add_sub_mul(void **state)
 	assert_ok(run_binop(AX_MUL, 256, 3), 768);
 	assert_ok(run_binop(AX_MUL, S64_MIN_U, 2), 0);
 	assert_ok(run_binop(AX_MUL, -3, 7), -21);
-	assert_ok(run("22 03 22 05 03 27"), -2);
+	assert_ok(run("const8 3 const8 5 sub end"), -2);
 }
 
 static void test_div_rem(void **state)
@@ -141,11 +141,11 @@ static void test_div_by_zero(void **state)
 	}
 	/* the error stops the run: the second setv never happens */
 	user_env_set_tsv(2, 77);
-	assert_err(run("22 05 2d 00 01 22 00 05 2d 00 02 27"), AX_ERR_DIV0, 7);
+	assert_err(run("const8 5 setv 1 const8 0 div_signed setv 2 end"), AX_ERR_DIV0, 7);
 	assert_int_equal(user_env_tsv(1), 5);
 	assert_int_equal(user_env_tsv(2), 77);
 	/* and a later good run clears the error */
-	assert_ok(run("22 05 27"), 5);
+	assert_ok(run("const8 5 end"), 5);
 }
 
 static void test_shifts(void **state)
@@ -239,11 +239,11 @@ static void test_ext(void **state)
 
 static void test_consts(void **state)
 {
-	assert_ok(run("22 ff 27"), 0xff);		/* no sign extension */
-	assert_ok(run("23 ff fe 27"), 0xfffe);
-	assert_ok(run("24 80 00 00 01 27"), 0x80000001ULL);
-	assert_ok(run("25 fe dc ba 98 76 54 32 10 27"), 0xfedcba9876543210ULL);
-	assert_ok(run("22 ec 16 08 27"), -20);		/* gdb's way */
+	assert_ok(run("const8 0xff end"), 0xff);		/* no sign extension */
+	assert_ok(run("const16 0xfffe end"), 0xfffe);
+	assert_ok(run("const32 0x80000001 end"), 0x80000001ULL);
+	assert_ok(run("const64 0xfedcba9876543210 end"), 0xfedcba9876543210ULL);
+	assert_ok(run("const8 0xec ext 8 end"), -20);		/* gdb's way */
 }
 
 static void test_reg(void **state)
@@ -253,15 +253,15 @@ static void test_reg(void **state)
 		&regs.bp, &regs.sp, &regs.r8, &regs.r9, &regs.r10, &regs.r11,
 		&regs.r12, &regs.r13, &regs.r14, &regs.r15, &regs.ip, &regs.flags,
 	};
-	char hex[32];
+	char src[32];
 	unsigned int r;
 
 	for (r = 0; r < AX_NR_GDB_REGS; r++)
 		*slot[r] = 0x1111111111111111ULL * (r % 15 + 1) + r;
 	regs.orig_ax = regs.cs = regs.ss = 0xbad;
 	for (r = 0; r < AX_NR_GDB_REGS; r++) {
-		snprintf(hex, sizeof(hex), "26 00 %02x 27", r);
-		assert_ok(run(hex), *slot[r]);
+		snprintf(src, sizeof(src), "reg %u end", r);
+		assert_ok(run(src), *slot[r]);
 	}
 	/* user_env_set_reg() agrees with the names */
 	assert_int_equal(user_env_set_reg(&regs, 16, 0xffffffff81000000ULL), 0);
@@ -271,7 +271,7 @@ static void test_reg(void **state)
 	assert_int_equal(user_env_set_reg(&regs, 18, 1), -EINVAL);
 
 	/* a context without registers */
-	assert_err(ax_test_run("22 01 26 00 05 27", NULL, &env), AX_ERR_REG, 2);
+	assert_err(ax_test_run("const8 1 reg 5 end", NULL, &env), AX_ERR_REG, 2);
 }
 
 static const u8 mem16[16] = {
@@ -282,15 +282,15 @@ static const u8 mem16[16] = {
 static void test_ref(void **state)
 {
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
-	assert_ok(run("23 10 00 17 27"), 0x01);
-	assert_ok(run("23 10 00 18 27"), 0x0201);		/* little-endian */
-	assert_ok(run("23 10 00 19 27"), 0x04030201);
-	assert_ok(run("23 10 00 1a 27"), 0x0807060504030201ULL);
-	assert_ok(run("23 10 0f 17 27"), 0x80);		/* zero-extended */
-	assert_ok(run("23 10 08 18 27"), 0xfaf9);
-	assert_ok(run("23 10 0c 19 27"), 0x80fffefdULL);
-	assert_ok(run("23 10 08 1a 27"), 0x80fffefdfcfbfaf9ULL);
-	assert_ok(run("23 10 05 19 27"), 0xf9080706ULL);	/* unaligned */
+	assert_ok(run("const16 0x1000 ref8 end"), 0x01);
+	assert_ok(run("const16 0x1000 ref16 end"), 0x0201);		/* little-endian */
+	assert_ok(run("const16 0x1000 ref32 end"), 0x04030201);
+	assert_ok(run("const16 0x1000 ref64 end"), 0x0807060504030201ULL);
+	assert_ok(run("const16 0x100f ref8 end"), 0x80);		/* zero-extended */
+	assert_ok(run("const16 0x1008 ref16 end"), 0xfaf9);
+	assert_ok(run("const16 0x100c ref32 end"), 0x80fffefdULL);
+	assert_ok(run("const16 0x1008 ref64 end"), 0x80fffefdfcfbfaf9ULL);
+	assert_ok(run("const16 0x1005 ref32 end"), 0xf9080706ULL);	/* unaligned */
 	assert_int_equal(user_env_nr_reads(), 9);
 }
 
@@ -299,18 +299,18 @@ static void test_ref_fault(void **state)
 	u8 next[4] = { 0xaa, 0xbb, 0xcc, 0xdd };
 
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
-	assert_err(run("22 00 17 27"), AX_ERR_MEM, 2);		/* NULL */
-	assert_err(run("23 0f ff 17 27"), AX_ERR_MEM, 3);	/* just before */
-	assert_err(run("23 10 10 17 27"), AX_ERR_MEM, 3);	/* just after */
-	assert_err(run("23 10 0e 19 27"), AX_ERR_MEM, 3);	/* straddles */
-	assert_err(run("23 10 09 1a 27"), AX_ERR_MEM, 3);
-	assert_err(run("25 ff ff ff ff ff ff ff fc 1a 27"), AX_ERR_MEM, 9);
+	assert_err(run("const8 0 ref8 end"), AX_ERR_MEM, 2);		/* NULL */
+	assert_err(run("const16 0xfff ref8 end"), AX_ERR_MEM, 3);	/* just before */
+	assert_err(run("const16 0x1010 ref8 end"), AX_ERR_MEM, 3);	/* just after */
+	assert_err(run("const16 0x100e ref32 end"), AX_ERR_MEM, 3);	/* straddles */
+	assert_err(run("const16 0x1009 ref64 end"), AX_ERR_MEM, 3);
+	assert_err(run("const64 0xfffffffffffffffc ref64 end"), AX_ERR_MEM, 9);
 	/* nothing after the fault runs: no trace record */
-	assert_err(run("22 00 17 0d 01 27"), AX_ERR_MEM, 2);
+	assert_err(run("const8 0 ref8 trace_quick 1 end"), AX_ERR_MEM, 2);
 	assert_int_equal(user_env_nr_traces(), 0);
 	/* an adjacent region makes the straddling read good */
 	assert_int_equal(user_env_add_region(0x1010, next, 4), 0);
-	assert_ok(run("23 10 0e 19 27"), 0xbbaa80ffULL);
+	assert_ok(run("const16 0x100e ref32 end"), 0xbbaa80ffULL);
 }
 
 static void test_trace(void **state)
@@ -319,7 +319,7 @@ static void test_trace(void **state)
 
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
 	/* trace: addr size => */
-	assert_ok(run("23 10 02 22 04 0c 27"), 0);
+	assert_ok(run("const16 0x1002 const8 4 trace end"), 0);
 	assert_int_equal(user_env_nr_traces(), 1);
 	t = user_env_trace(0);
 	assert_int_equal(t->addr, 0x1002);
@@ -328,13 +328,13 @@ static void test_trace(void **state)
 	assert_false(t->upto_nul);
 	assert_memory_equal(t->data, mem16 + 2, 4);
 	/* the stack below addr/size is intact */
-	assert_ok(run("22 07 23 10 02 22 04 0c 27"), 7);
+	assert_ok(run("const8 7 const16 0x1002 const8 4 trace end"), 7);
 
 	/* trace_quick keeps addr; trace16 too */
 	user_env_reset();
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
-	assert_ok(run("23 10 08 0d 08 27"), 0x1008);
-	assert_ok(run("23 10 00 30 00 10 27"), 0x1000);
+	assert_ok(run("const16 0x1008 trace_quick 8 end"), 0x1008);
+	assert_ok(run("const16 0x1000 trace16 16 end"), 0x1000);
 	assert_int_equal(user_env_nr_traces(), 2);
 	t = user_env_trace(0);
 	assert_int_equal(t->addr, 0x1008);
@@ -345,7 +345,7 @@ static void test_trace(void **state)
 	assert_memory_equal(t->data, mem16, 16);
 
 	/* size 0 is a record of nothing */
-	assert_ok(run("23 10 00 0d 00 27"), 0x1000);
+	assert_ok(run("const16 0x1000 trace_quick 0 end"), 0x1000);
 	assert_int_equal(user_env_trace(2)->size, 0);
 }
 
@@ -355,8 +355,8 @@ static void test_trace_unreadable(void **state)
 
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
 	/* unreadable memory is not an error: what is readable is kept */
-	assert_ok(run("22 10 22 04 0c 22 01 27"), 1);
-	assert_ok(run("23 10 0c 22 08 0c 27"), 0);
+	assert_ok(run("const8 16 const8 4 trace const8 1 end"), 1);
+	assert_ok(run("const16 0x100c const8 8 trace end"), 0);
 	assert_int_equal(user_env_nr_traces(), 2);
 	assert_int_equal(user_env_trace(0)->len, 0);
 	t = user_env_trace(1);
@@ -372,17 +372,17 @@ static void test_tracenz(void **state)
 
 	assert_int_equal(user_env_add_region(0x2000, str, sizeof(str)), 0);
 	/* up to and including the NUL */
-	assert_ok(run("23 20 00 22 64 2f 27"), 0);
+	assert_ok(run("const16 0x2000 const8 0x64 tracenz end"), 0);
 	t = user_env_trace(0);
 	assert_true(t->upto_nul);
 	assert_int_equal(t->size, 100);
 	assert_int_equal(t->len, 3);
 	assert_memory_equal(t->data, "hi", 3);
 	/* at most size bytes */
-	assert_ok(run("23 20 00 22 01 2f 27"), 0);
+	assert_ok(run("const16 0x2000 const8 1 tracenz end"), 0);
 	assert_int_equal(user_env_trace(1)->len, 1);
 	/* no NUL before the end of readable memory */
-	assert_ok(run("23 20 03 22 64 2f 27"), 0);
+	assert_ok(run("const16 0x2003 const8 0x64 tracenz end"), 0);
 	t = user_env_trace(2);
 	assert_int_equal(t->len, 3);
 	assert_memory_equal(t->data, "xyz", 3);
@@ -392,13 +392,13 @@ static void test_trace_errors(void **state)
 {
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
 	/* a size the hooks cannot take */
-	assert_err(run("23 10 00 25 00 00 00 01 00 00 00 00 0c 27"),
+	assert_err(run("const16 0x1000 const64 0x100000000 trace end"),
 		   AX_ERR_TRACE, 12);
-	assert_err(run("23 10 00 25 00 00 00 01 00 00 00 00 2f 27"),
+	assert_err(run("const16 0x1000 const64 0x100000000 tracenz end"),
 		   AX_ERR_TRACE, 12);
 	assert_int_equal(user_env_nr_traces(), 0);
 	/* U32_MAX itself is passed on; the readable prefix is recorded */
-	assert_ok(run("23 10 00 24 ff ff ff ff 0c 27"), 0);
+	assert_ok(run("const16 0x1000 const32 0xffffffff trace end"), 0);
 	assert_int_equal(user_env_nr_traces(), 1);
 	assert_int_equal(user_env_trace(0)->size, 0xffffffffU);
 	assert_int_equal(user_env_trace(0)->len, 16);
@@ -407,12 +407,12 @@ static void test_trace_errors(void **state)
 	user_env_reset();
 	assert_int_equal(user_env_add_region(0x1000, mem16, 16), 0);
 	user_env_set_trace_limit(1);
-	assert_err(run("23 10 00 0d 02 0d 04 22 09 27"), AX_ERR_TRACE, 5);
+	assert_err(run("const16 0x1000 trace_quick 2 trace_quick 4 const8 9 end"), AX_ERR_TRACE, 5);
 	assert_int_equal(user_env_nr_traces(), 1);
 	assert_int_equal(user_env_trace(0)->size, 2);
 	user_env_set_trace_limit(0);
-	assert_err(run("23 10 00 30 00 02 27"), AX_ERR_TRACE, 3);
-	assert_err(run("2e 00 01 27"), AX_ERR_TRACE, 0);
+	assert_err(run("const16 0x1000 trace16 2 end"), AX_ERR_TRACE, 3);
+	assert_err(run("tracev 1 end"), AX_ERR_TRACE, 0);
 }
 
 static void test_tsv(void **state)
@@ -420,61 +420,62 @@ static void test_tsv(void **state)
 	const struct user_env_tracev *tv;
 
 	/* setv leaves the value */
-	assert_ok(run("22 07 2d 00 03 27"), 7);
+	assert_ok(run("const8 7 setv 3 end"), 7);
 	assert_int_equal(user_env_tsv(3), 7);
 	/* getv pushes the 64-bit value */
 	user_env_set_tsv(2, -5);
-	assert_ok(run("2c 00 02 27"), -5);
+	assert_ok(run("getv 2 end"), -5);
 	/* tracev records and pushes nothing */
-	assert_ok(run("22 09 2e 00 02 27"), 9);
+	assert_ok(run("const8 9 tracev 2 end"), 9);
 	assert_int_equal(user_env_nr_tracevs(), 1);
 	tv = user_env_tracev(0);
 	assert_int_equal(tv->tsv, 2);
 	assert_int_equal(tv->val, -5);
 	/* gdb's "collect $hits" and "teval $hits = $hits + 1" (ref 3.4) */
 	user_env_set_tsv(2, 41);
-	assert_ok(run("2c 0002 2e 0002 29 27"), 0);
+	assert_ok(run("getv 2 tracev 2 pop end"), 0);
 	assert_int_equal(user_env_tracev(1)->val, 41);
-	assert_ok(run("2c 0002 22 01 02 16 40 2d 0002 27"), 42);
-	assert_ok(run("2c 0002 22 01 02 16 40 2d 0002 27"), 43);
+	assert_ok(run("getv 2 const8 1 add ext 64 setv 2 end"), 42);
+	assert_ok(run("getv 2 const8 1 add ext 64 setv 2 end"), 43);
 	assert_int_equal(user_env_tsv(2), 43);
 	/* variables the hook refuses */
-	assert_err(run("2c 01 2c 27"), AX_ERR_TSV, 0);
-	assert_err(run("22 01 2d 01 2c 27"), AX_ERR_TSV, 2);
-	assert_err(run("2e 01 2c 27"), AX_ERR_TRACE, 0);
+	assert_err(run("getv 300 end"), AX_ERR_TSV, 0);
+	assert_err(run("const8 1 setv 300 end"), AX_ERR_TSV, 2);
+	assert_err(run("tracev 300 end"), AX_ERR_TRACE, 0);
 }
 
 static void test_stack_ops(void **state)
 {
-	assert_ok(run("22 05 28 02 27"), 10);			/* dup */
-	assert_ok(run("22 01 22 02 29 27"), 1);			/* pop */
-	assert_ok(run("22 01 22 02 2b 03 27"), 1);		/* swap: 2-1 */
-	assert_ok(run("22 0a 22 14 22 1e 32 00 27"), 30);	/* pick 0 */
-	assert_ok(run("22 0a 22 14 22 1e 32 01 27"), 20);
-	assert_ok(run("22 0a 22 14 22 1e 32 02 27"), 10);
+	assert_ok(run("const8 5 dup add end"), 10);			/* dup */
+	assert_ok(run("const8 1 const8 2 pop end"), 1);			/* pop */
+	assert_ok(run("const8 1 const8 2 swap sub end"), 1);		/* swap: 2-1 */
+	assert_ok(run("const8 10 const8 20 const8 30 pick 0 end"), 30);	/* pick 0 */
+	assert_ok(run("const8 10 const8 20 const8 30 pick 1 end"), 20);
+	assert_ok(run("const8 10 const8 20 const8 30 pick 2 end"), 10);
 	/* pick leaves what it copied from: 10 20 30 10 => 10-(20-(30-10)) */
-	assert_ok(run("22 0a 22 14 22 1e 32 02 03 03 03 27"), 10);
+	assert_ok(run("const8 10 const8 20 const8 30 pick 2 sub sub sub end"), 10);
 	/* rot: 1 2 3 => 3 1 2; read back as 3*100 + 1*10 + 2 */
-	assert_ok(run("22 01 22 02 22 03 33 2b 22 0a 04 02 2b 22 64 04 02 27"),
+	assert_ok(run("const8 1 const8 2 const8 3 rot swap const8 10 mul add"
+		      " swap const8 0x64 mul add end"),
 		  312);
 	/* rot at depth > 3 does not disturb the rest */
-	assert_ok(run("22 07 22 01 22 02 22 03 33 29 29 29 27"), 7);
+	assert_ok(run("const8 7 const8 1 const8 2 const8 3 rot pop pop pop end"), 7);
 	/* end with an empty stack */
-	assert_ok(run("22 01 29 27"), 0);
-	assert_ok(run("27"), 0);
+	assert_ok(run("const8 1 pop end"), 0);
+	assert_ok(run("end"), 0);
 }
 
 static void test_jumps(void **state)
 {
 	/* const8 C; if_goto 10; const8 10; goto 12; const8 20; end */
-	assert_ok(run("22 01 20 00 0a 22 0a 21 00 0c 22 14 27"), 20);
-	assert_ok(run("22 00 20 00 0a 22 0a 21 00 0c 22 14 27"), 10);
+	assert_ok(run("const8 1 if_goto 10 const8 10 goto 12 const8 20 end"), 20);
+	assert_ok(run("const8 0 if_goto 10 const8 10 goto 12 const8 20 end"), 10);
 	/* any non-zero bit is true */
-	assert_ok(run("25 80 00 00 00 00 00 00 00 20 00 11 22 0a 21 00 13 "
-		      "22 14 27"), 20);
+	assert_ok(run("const64 0x8000000000000000 if_goto 17 const8 10 goto 19"
+		      " const8 20 end"), 20);
 	/* if_goto pops its operand on both paths */
-	assert_ok(run("22 63 22 01 20 00 07 27"), 0x63);
-	assert_ok(run("22 63 22 00 20 00 07 27"), 0x63);
+	assert_ok(run("const8 99 const8 1 if_goto 7 end"), 0x63);
+	assert_ok(run("const8 99 const8 0 if_goto 7 end"), 0x63);
 }
 
 /* The deepest stack the verifier allows, summed from the bottom up. */
@@ -512,7 +513,7 @@ static void test_stack_limit(void **state)
  */
 static void test_budget_countdown(void **state)
 {
-	struct ax_prog *prog = ax_test_prog("22 64 22 01 03 28 20 00 02 27",
+	struct ax_prog *prog = ax_test_prog("const8 0x64 const8 1 sub dup if_goto 2 end",
 					    true);
 
 	assert_true(prog->backjump);
@@ -541,7 +542,8 @@ static void test_budget_side_effects(void **state)
 	 * const8 1; sub; dup; if_goto L; end -- span 9 insns
 	 */
 	struct ax_prog *prog = ax_test_prog(
-		"22 c8 2c 00 01 22 01 02 2d 00 01 29 22 01 03 28 20 00 02 27",
+		"const8 0xc8 getv 1 const8 1 add setv 1 pop const8 1 sub dup"
+		" if_goto 2 end",
 		false);
 
 	env.steps = 11 + 9 * 10;		/* 11 insns at entry */
@@ -558,20 +560,20 @@ static void test_budget_side_effects(void **state)
 
 static void test_budget_infinite(void **state)
 {
-	struct ax_prog *prog = ax_test_prog("21 00 00", false);
+	struct ax_prog *prog = ax_test_prog("goto 0", false);
 
 	assert_err(ax_run(prog, &env), AX_ERR_BUDGET, 0);
 	assert_int_equal(env.steps, 0);
 	ax_prog_free(prog);
 
 	/* a two-insn loop with a forward exit that is never taken */
-	prog = ax_test_prog("22 00 20 00 08 21 00 00 27", false);
+	prog = ax_test_prog("const8 0 if_goto 8 goto 0 end", false);
 	assert_err(ax_run(prog, &env), AX_ERR_BUDGET, 5);
 	assert_int_equal(env.steps, (AX_STEP_BUDGET - 4) % 3);
 	ax_prog_free(prog);
 
 	/* no backward jump: its 6 insns at entry, all or nothing */
-	prog = ax_test_prog("22 01 20 00 08 22 02 29 22 03 27", false);
+	prog = ax_test_prog("const8 1 if_goto 8 const8 2 pop const8 3 end", false);
 	assert_false(prog->backjump);
 	memset(&env, 0, sizeof(env));
 	env.steps = 6;
@@ -610,12 +612,12 @@ static void test_gdb_table3(void **state)
 {
 	/* 2*counter1+3*counter2 > 0, the paper's Table 3 (gdb 13 form) */
 	struct ax_prog *gt = ax_test_prog(
-		"22 02 26 00 05 16 20 04 16 20 22 03 26 00 04 16 20 04 16 20 "
-		"02 16 20 22 00 2b 14 27", true);
+		"const8 2 reg 5 ext 32 mul ext 32 const8 3 reg 4 ext 32 mul"
+		" ext 32 add ext 32 const8 0 swap less_signed end", true);
 	/* 2*counter1+3*counter2 < 0 */
 	struct ax_prog *lt = ax_test_prog(
-		"22 02 26 00 05 16 20 04 16 20 22 03 26 00 04 16 20 04 16 20 "
-		"02 16 20 22 00 14 27", true);
+		"const8 2 reg 5 ext 32 mul ext 32 const8 3 reg 4 ext 32 mul"
+		" ext 32 add ext 32 const8 0 less_signed end", true);
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(args); i++) {
@@ -639,32 +641,34 @@ static void test_gdb_logic(void **state)
 {
 	/* counter1 == 3 && counter2 != 2 */
 	struct ax_prog *and = ax_test_prog(
-		"26 00 05 16 20 22 03 13 20 00 0e 21 00 22 26 00 04 16 20 22 "
-		"02 13 0e 20 00 1d 21 00 22 22 01 21 00 24 22 00 27", true);
+		"reg 5 ext 32 const8 3 equal if_goto 14 goto 34 reg 4 ext 32"
+		" const8 2 equal log_not if_goto 29 goto 34 const8 1 goto 36"
+		" const8 0 end", true);
 	/* counter1 <= counter2 && (unsigned)counter1 >= 3u */
 	struct ax_prog *mixed = ax_test_prog(
-		"26 00 05 16 20 26 00 04 16 20 2b 14 0e 20 00 13 21 00 29 26 "
-		"00 05 16 20 2a 20 22 03 15 0e 20 00 24 21 00 29 22 01 21 00 "
-		"2b 22 00 27", true);
+		"reg 5 ext 32 reg 4 ext 32 swap less_signed log_not if_goto 19"
+		" goto 41 reg 5 ext 32 zero_ext 32 const8 3 less_unsigned"
+		" log_not if_goto 36 goto 41 const8 1 goto 43 const8 0 end", true);
 	/* (counter1 & 0xf0) | ~counter2 ^ 5 */
 	struct ax_prog *bits = ax_test_prog(
-		"26 00 05 16 20 23 00 f0 0f 26 00 04 16 20 12 16 20 22 05 11 "
-		"10 27", true);
+		"reg 5 ext 32 const16 0xf0 bit_and reg 4 ext 32 bit_not ext 32"
+		" const8 5 bit_xor bit_or end", true);
 	/* -counter1 >> 2 == counter2 */
 	struct ax_prog *neg = ax_test_prog(
-		"22 00 26 00 05 16 20 03 16 20 22 02 0a 16 20 26 00 04 16 20 "
-		"13 27", true);
+		"const8 0 reg 5 ext 32 sub ext 32 const8 2 rsh_signed ext 32"
+		" reg 4 ext 32 equal end", true);
 	/* counter1 - counter2 * 1000000000000 < -5 */
 	struct ax_prog *wide = ax_test_prog(
-		"26 00 05 16 20 26 00 04 16 20 25 00 00 00 e8 d4 a5 10 00 04 "
-		"16 40 03 16 40 22 fb 16 08 14 27", true);
+		"reg 5 ext 32 reg 4 ext 32 const64 0xe8d4a51000 mul ext 64 sub"
+		" ext 64 const8 0xfb ext 8 less_signed end", true);
 	/* (unsigned long)counter1 / 7 % 3 */
 	struct ax_prog *udiv = ax_test_prog(
-		"26 00 05 16 20 2a 40 22 07 2a 40 06 2a 40 22 03 2a 40 08 2a "
-		"40 27", true);
+		"reg 5 ext 32 zero_ext 64 const8 7 zero_ext 64 div_unsigned"
+		" zero_ext 64 const8 3 zero_ext 64 rem_unsigned zero_ext 64 end", true);
 	/* (unsigned)counter1 >> 3 */
 	struct ax_prog *ursh = ax_test_prog(
-		"26 00 05 16 20 2a 20 22 03 2a 20 0b 2a 20 27", true);
+		"reg 5 ext 32 zero_ext 32 const8 3 zero_ext 32 rsh_unsigned"
+		" zero_ext 32 end", true);
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(args); i++) {
@@ -707,13 +711,14 @@ static void test_gdb_globals(void **state)
 {
 	/* counter1 % 3 == 1 || g1 / counter2 > 2 */
 	struct ax_prog *orp = ax_test_prog(
-		"26 00 05 16 20 22 03 07 16 20 22 01 13 20 00 2a 23 40 14 19 "
-		"16 20 26 00 04 16 20 05 16 20 22 02 2b 14 20 00 2a 22 00 21 "
-		"00 2c 22 01 27", true);
+		"reg 5 ext 32 const8 3 rem_signed ext 32 const8 1 equal"
+		" if_goto 42 const16 0x4014 ref32 ext 32 reg 4 ext 32 div_signed"
+		" ext 32 const8 2 swap less_signed if_goto 42 const8 0 goto 44"
+		" const8 1 end", true);
 	/* g1 > 0 ? counter1 : counter2 */
 	struct ax_prog *sel = ax_test_prog(
-		"23 40 14 19 16 20 22 00 2b 14 0e 20 00 16 26 00 05 16 20 21 "
-		"00 1b 26 00 04 16 20 27", true);
+		"const16 0x4014 ref32 ext 32 const8 0 swap less_signed log_not"
+		" if_goto 22 reg 5 ext 32 goto 27 reg 4 ext 32 end", true);
 	static const s32 g1s[] = { 0, 7, -7, 0x7fffffff, INT32_MIN };
 	unsigned int i, j, k;
 
@@ -756,11 +761,12 @@ static void test_gdb_memory(void **state)
 {
 	/* gc + gs * gl (unsigned char, short, long) */
 	struct ax_prog *sum = ax_test_prog(
-		"23 40 2a 17 23 40 28 18 16 10 23 40 30 1a 16 40 04 16 40 02 "
-		"16 40 27", true);
+		"const16 0x402a ref8 const16 0x4028 ref16 ext 16 const16 0x4030"
+		" ref64 ext 64 mul ext 64 add ext 64 end", true);
 	/* gp[2] == 65 */
 	struct ax_prog *ptr = ax_test_prog(
-		"23 40 20 1a 22 02 02 2a 40 17 16 08 22 41 13 27", true);
+		"const16 0x4020 ref64 const8 2 add zero_ext 64 ref8 ext 8"
+		" const8 65 equal end", true);
 	static const struct { u8 c; s16 s; s64 l; } vals[] = {
 		{ 0, 0, 0 }, { 255, -1, 3 }, { 200, 32767, -1000000007 },
 		{ 1, -32768, 0x7fffffffffffULL },
@@ -803,15 +809,17 @@ static void test_gdb_collect(void **state)
 	add_global(s, "hello\0world", 12);
 
 	/* x >= 0 */
-	assert_ok(run("26 0006 22 10 02 22 ec 16 08 02 19 16 20 22 00 14 0e 27"),
+	assert_ok(run("reg 6 const8 16 add const8 0xec ext 8 add ref32 ext 32"
+		      " const8 0 less_signed log_not end"),
 		  0);
 	/* collect x */
-	assert_ok(run("26 0006 22 10 02 22 ec 16 08 02 22 04 0c 27"), 0);
+	assert_ok(run("reg 6 const8 16 add const8 0xec ext 8 add const8 4 trace end"), 0);
 	t = user_env_trace(0);
 	assert_int_equal(t->addr, cfa - 20);
 	assert_memory_equal(t->data, &x, 4);
 	/* collect *s@8 */
-	assert_ok(run("26 0006 22 10 02 22 e0 16 08 02 0d 08 1a 22 08 0c 27"),
+	assert_ok(run("reg 6 const8 16 add const8 0xe0 ext 8 add trace_quick 8"
+		      " ref64 const8 8 trace end"),
 		  0);
 	assert_int_equal(user_env_trace(1)->addr, cfa - 32);
 	assert_memory_equal(user_env_trace(1)->data, &s, 8);
@@ -820,7 +828,8 @@ static void test_gdb_collect(void **state)
 	assert_int_equal(t->len, 8);
 	assert_memory_equal(t->data, "hello\0wo", 8);
 	/* collect/s s */
-	assert_ok(run("26 0006 22 10 02 22 e0 16 08 02 0d 08 1a 23 00c8 2f 27"),
+	assert_ok(run("reg 6 const8 16 add const8 0xe0 ext 8 add trace_quick 8"
+		      " ref64 const16 0xc8 tracenz end"),
 		  0);
 	t = user_env_trace(4);
 	assert_int_equal(t->size, 200);

@@ -18,7 +18,7 @@
 
 struct refusal {
 	const char *name;
-	const char *hex;
+	const char *src;
 	bool is_cond;
 	const char *msg;
 };
@@ -26,148 +26,148 @@ struct refusal {
 static const struct refusal refusals[] = {
 	/* whole program */
 	{ "empty", "", false, "empty program" },
-	{ "no end", "22 01", false, "program does not end with 'end'" },
-	{ "if_goto falls off", "22 01 20 00 00", false,
+	{ "no end", "const8 1", false, "program does not end with 'end'" },
+	{ "if_goto falls off", "const8 1 if_goto 0", false,
 	  "program does not end with 'end'" },
 
 	/* opcodes */
-	{ "opcode 0x00", "00", false, "insn at 0: unknown opcode 0x00" },
-	{ "invalid2", "22 01 31 27", false, "insn at 2: unknown opcode 0x31" },
-	{ "opcode 0x35", "22 01 35 27", false, "insn at 2: unknown opcode 0x35" },
-	{ "opcode 0xff", "22 01 ff", false, "insn at 2: unknown opcode 0xff" },
-	{ "float", "01 27", false,
+	{ "opcode 0x00", "0x00", false, "insn at 0: unknown opcode 0x00" },
+	{ "invalid2", "const8 1 0x31 end", false, "insn at 2: unknown opcode 0x31" },
+	{ "opcode 0x35", "const8 1 0x35 end", false, "insn at 2: unknown opcode 0x35" },
+	{ "opcode 0xff", "const8 1 0xff", false, "insn at 2: unknown opcode 0xff" },
+	{ "float", "float end", false,
 	  "insn at 0: float opcodes are not supported (float)" },
-	{ "ref_float", "22 01 1b 27", false,
+	{ "ref_float", "const8 1 ref_float end", false,
 	  "insn at 2: float opcodes are not supported (ref_float)" },
-	{ "ref_double", "22 01 1c 27", false,
+	{ "ref_double", "const8 1 ref_double end", false,
 	  "insn at 2: float opcodes are not supported (ref_double)" },
-	{ "ref_long_double", "22 01 1d 27", false,
+	{ "ref_long_double", "const8 1 ref_long_double end", false,
 	  "insn at 2: float opcodes are not supported (ref_long_double)" },
-	{ "l_to_d", "22 01 1e 27", false,
+	{ "l_to_d", "const8 1 l_to_d end", false,
 	  "insn at 2: float opcodes are not supported (l_to_d)" },
-	{ "d_to_l", "22 01 1f 27", false,
+	{ "d_to_l", "const8 1 d_to_l end", false,
 	  "insn at 2: float opcodes are not supported (d_to_l)" },
-	{ "printf", "22 00 22 00 34 00 00 01 00 27", false,
+	{ "printf", "const8 0 const8 0 printf 1 0x00 end", false,
 	  "insn at 4: printf is not supported in tracepoints" },
-	{ "first error by offset", "22 01 1b 00", false,
+	{ "first error by offset", "const8 1 ref_float 0x00", false,
 	  "insn at 2: float opcodes are not supported (ref_float)" },
 
 	/* truncated operands */
-	{ "trunc const8", "22", false,
+	{ "trunc const8", ".const8", false,
 	  "insn at 0: truncated operand (const8: 0 of 1 bytes)" },
-	{ "trunc const16", "22 01 23 01", false,
+	{ "trunc const16", "const8 1 .const16 0x01", false,
 	  "insn at 2: truncated operand (const16: 1 of 2 bytes)" },
-	{ "trunc const32", "24 00 00 00", false,
+	{ "trunc const32", ".const32 0x00 0x00 0x00", false,
 	  "insn at 0: truncated operand (const32: 3 of 4 bytes)" },
-	{ "trunc const64", "25 00 00 00 00 00 00 00", false,
+	{ "trunc const64", ".const64 0x00 0x00 0x00 0x00 0x00 0x00 0x00", false,
 	  "insn at 0: truncated operand (const64: 7 of 8 bytes)" },
-	{ "trunc reg", "26 00", false,
+	{ "trunc reg", ".reg 0x00", false,
 	  "insn at 0: truncated operand (reg: 1 of 2 bytes)" },
-	{ "trunc if_goto", "22 01 20 00", false,
+	{ "trunc if_goto", "const8 1 .if_goto 0x00", false,
 	  "insn at 2: truncated operand (if_goto: 1 of 2 bytes)" },
-	{ "trunc goto", "21", false,
+	{ "trunc goto", ".goto", false,
 	  "insn at 0: truncated operand (goto: 0 of 2 bytes)" },
-	{ "trunc ext", "22 01 16", false,
+	{ "trunc ext", "const8 1 .ext", false,
 	  "insn at 2: truncated operand (ext: 0 of 1 bytes)" },
-	{ "trunc zero_ext", "22 01 2a", false,
+	{ "trunc zero_ext", "const8 1 .zero_ext", false,
 	  "insn at 2: truncated operand (zero_ext: 0 of 1 bytes)" },
-	{ "trunc trace_quick", "22 01 0d", false,
+	{ "trunc trace_quick", "const8 1 .trace_quick", false,
 	  "insn at 2: truncated operand (trace_quick: 0 of 1 bytes)" },
-	{ "trunc trace16", "22 01 30 00", false,
+	{ "trunc trace16", "const8 1 .trace16 0x00", false,
 	  "insn at 2: truncated operand (trace16: 1 of 2 bytes)" },
-	{ "trunc pick", "22 01 32", false,
+	{ "trunc pick", "const8 1 .pick", false,
 	  "insn at 2: truncated operand (pick: 0 of 1 bytes)" },
-	{ "trunc getv", "2c 00", false,
+	{ "trunc getv", ".getv 0x00", false,
 	  "insn at 0: truncated operand (getv: 1 of 2 bytes)" },
-	{ "trunc setv", "22 01 2d", false,
+	{ "trunc setv", "const8 1 .setv", false,
 	  "insn at 2: truncated operand (setv: 0 of 2 bytes)" },
-	{ "trunc tracev", "2e 00", false,
+	{ "trunc tracev", ".tracev 0x00", false,
 	  "insn at 0: truncated operand (tracev: 1 of 2 bytes)" },
 
 	/* operand ranges */
-	{ "reg 18", "26 00 12 27", false,
+	{ "reg 18", "reg 18 end", false,
 	  "insn at 0: reg 18 is not available (only 0..17: rax..r15, rip, eflags)" },
-	{ "reg 65535", "22 00 26 ff ff 27", false,
+	{ "reg 65535", "const8 0 reg 65535 end", false,
 	  "insn at 2: reg 65535 is not available (only 0..17: rax..r15, rip, eflags)" },
-	{ "ext 0", "22 01 16 00 27", false,
+	{ "ext 0", "const8 1 ext 0 end", false,
 	  "insn at 2: ext 0: bit count must be 1..64" },
-	{ "ext 65", "22 01 16 41 27", false,
+	{ "ext 65", "const8 1 ext 65 end", false,
 	  "insn at 2: ext 65: bit count must be 1..64" },
-	{ "zero_ext 0", "22 01 2a 00 27", false,
+	{ "zero_ext 0", "const8 1 zero_ext 0 end", false,
 	  "insn at 2: zero_ext 0: bit count must be 1..64" },
-	{ "zero_ext 255", "22 01 2a ff 27", false,
+	{ "zero_ext 255", "const8 1 zero_ext 255 end", false,
 	  "insn at 2: zero_ext 255: bit count must be 1..64" },
 
 	/* jumps */
-	{ "jump past end", "22 01 20 00 28 27", false,
+	{ "jump past end", "const8 1 if_goto 40 end", false,
 	  "insn at 2: jump target 40 out of range" },
-	{ "jump to len", "21 00 04 27", false,
+	{ "jump to len", "goto 4 end", false,
 	  "insn at 0: jump target 4 out of range" },
-	{ "jump 0xffff", "21 ff ff 27", false,
+	{ "jump 0xffff", "goto 65535 end", false,
 	  "insn at 0: jump target 65535 out of range" },
-	{ "jump into const8", "22 01 20 00 01 27", false,
+	{ "jump into const8", "const8 1 if_goto 1 end", false,
 	  "insn at 2: jump target 1 is not an instruction boundary" },
-	{ "jump into itself", "22 01 20 00 04 27", false,
+	{ "jump into itself", "const8 1 if_goto 4 end", false,
 	  "insn at 2: jump target 4 is not an instruction boundary" },
 
 	/* stack underflow, one per stack-reading op class */
-	{ "add at depth 0", "02 27", false,
+	{ "add at depth 0", "add end", false,
 	  "insn at 0: stack underflow: add needs 2, depth 0" },
-	{ "add at depth 1", "22 01 02 27", false,
+	{ "add at depth 1", "const8 1 add end", false,
 	  "insn at 2: stack underflow: add needs 2, depth 1" },
-	{ "less_unsigned", "22 01 15 27", false,
+	{ "less_unsigned", "const8 1 less_unsigned end", false,
 	  "insn at 2: stack underflow: less_unsigned needs 2, depth 1" },
-	{ "pop", "29 27", false,
+	{ "pop", "pop end", false,
 	  "insn at 0: stack underflow: pop needs 1, depth 0" },
-	{ "dup", "28 27", false,
+	{ "dup", "dup end", false,
 	  "insn at 0: stack underflow: dup needs 1, depth 0" },
-	{ "swap", "22 01 2b 27", false,
+	{ "swap", "const8 1 swap end", false,
 	  "insn at 2: stack underflow: swap needs 2, depth 1" },
-	{ "rot", "22 01 22 02 33 27", false,
+	{ "rot", "const8 1 const8 2 rot end", false,
 	  "insn at 4: stack underflow: rot needs 3, depth 2" },
-	{ "trace", "22 01 0c 27", false,
+	{ "trace", "const8 1 trace end", false,
 	  "insn at 2: stack underflow: trace needs 2, depth 1" },
-	{ "tracenz", "2f 27", false,
+	{ "tracenz", "tracenz end", false,
 	  "insn at 0: stack underflow: tracenz needs 2, depth 0" },
-	{ "trace_quick", "0d 04 27", false,
+	{ "trace_quick", "trace_quick 4 end", false,
 	  "insn at 0: stack underflow: trace_quick needs 1, depth 0" },
-	{ "trace16", "30 00 04 27", false,
+	{ "trace16", "trace16 4 end", false,
 	  "insn at 0: stack underflow: trace16 needs 1, depth 0" },
-	{ "if_goto", "20 00 03 27", false,
+	{ "if_goto", "if_goto 3 end", false,
 	  "insn at 0: stack underflow: if_goto needs 1, depth 0" },
-	{ "setv", "2d 00 01 27", false,
+	{ "setv", "setv 1 end", false,
 	  "insn at 0: stack underflow: setv needs 1, depth 0" },
-	{ "ref64", "1a 27", false,
+	{ "ref64", "ref64 end", false,
 	  "insn at 0: stack underflow: ref64 needs 1, depth 0" },
-	{ "ext", "16 08 27", false,
+	{ "ext", "ext 8 end", false,
 	  "insn at 0: stack underflow: ext needs 1, depth 0" },
-	{ "log_not", "0e 27", false,
+	{ "log_not", "log_not end", false,
 	  "insn at 0: stack underflow: log_not needs 1, depth 0" },
-	{ "underflow after a merge", "22 01 20 00 05 29 27", false,
+	{ "underflow after a merge", "const8 1 if_goto 5 pop end", false,
 	  "insn at 5: stack underflow: pop needs 1, depth 0" },
-	{ "pick 1 at depth 1", "22 01 32 01 27", false,
+	{ "pick 1 at depth 1", "const8 1 pick 1 end", false,
 	  "insn at 2: pick 1 deeper than the stack (depth 1)" },
-	{ "pick 0 at depth 0", "32 00 27", false,
+	{ "pick 0 at depth 0", "pick 0 end", false,
 	  "insn at 0: pick 0 deeper than the stack (depth 0)" },
 
 	/* paths disagree on the depth */
-	{ "merge depth mismatch", "22 01 20 00 07 22 02 27", false,
+	{ "merge depth mismatch", "const8 1 if_goto 7 const8 2 end", false,
 	  "insn at 7: stack depth 1 when reached from insn at 5, 0 on another path" },
-	{ "growing loop", "22 01 21 00 00", false,
+	{ "growing loop", "const8 1 goto 0", false,
 	  "insn at 0: stack depth 1 when reached from insn at 2, 0 on another path" },
 
 	/* reachability */
-	{ "code after end", "22 01 27 22 02 27", false,
+	{ "code after end", "const8 1 end const8 2 end", false,
 	  "insn at 3: unreachable instruction" },
-	{ "code after goto", "21 00 05 22 01 27 27", false,
+	{ "code after goto", "goto 5 const8 1 end end", false,
 	  "insn at 3: unreachable instruction" },
 
 	/* conditions */
-	{ "cond bare end", "27", true,
+	{ "cond bare end", "end", true,
 	  "insn at 0: condition ends with an empty stack" },
-	{ "cond popped", "22 01 29 27", true,
+	{ "cond popped", "const8 1 pop end", true,
 	  "insn at 3: condition ends with an empty stack" },
-	{ "cond one path empty", "22 01 20 00 06 27 22 01 27", true,
+	{ "cond one path empty", "const8 1 if_goto 6 end const8 1 end", true,
 	  "insn at 5: condition ends with an empty stack" },
 };
 
@@ -177,7 +177,7 @@ static void test_refusal(void **state)
 	u8 code[64];
 	char log[256];
 	struct ax_prog *prog = (void *)1;
-	u32 len = ax_test_hex(r->hex, code, sizeof(code));
+	u32 len = ax_test_asm(r->src, code, sizeof(code));
 
 	memset(log, 'x', sizeof(log));
 	assert_int_equal(ax_verify(code, len, r->is_cond, &prog, log,
@@ -318,9 +318,9 @@ static void test_ext_range(void **state)
 	}
 }
 
-static struct ax_prog *verify_hex(const char *hex, bool is_cond)
+static struct ax_prog *verify_src(const char *src, bool is_cond)
 {
-	return ax_test_prog(hex, is_cond);
+	return ax_test_prog(src, is_cond);
 }
 
 /* The paper's Table 3 condition as gdb 13 emits it: full decode. */
@@ -336,9 +336,9 @@ static void test_decode_table3(void **state)
 		{ AX_CONST8, 23, 0, 1 }, { AX_SWAP, 25, 0, 2 },
 		{ AX_LESS_SIGNED, 26, 0, 2 }, { AX_END, 27, 0, 1 },
 	};
-	struct ax_prog *prog = verify_hex(
-		"22 02 26 00 05 16 20 04 16 20 22 03 26 00 04 16 20 04 16 20 "
-		"02 16 20 22 00 2b 14 27", true);
+	struct ax_prog *prog = verify_src(
+		"const8 2 reg 5 ext 32 mul ext 32 const8 3 reg 4 ext 32 mul"
+		" ext 32 add ext 32 const8 0 swap less_signed end", true);
 	u32 i;
 
 	assert_int_equal(prog->ninsns, ARRAY_SIZE(want));
@@ -364,9 +364,10 @@ static void test_decode_table3(void **state)
 /* gdb 13: "counter1 == 3 && counter2 != 2" - jumps become insn indexes. */
 static void test_decode_jumps(void **state)
 {
-	struct ax_prog *prog = verify_hex(
-		"26 00 05 16 20 22 03 13 20 00 0e 21 00 22 26 00 04 16 20 22 "
-		"02 13 0e 20 00 1d 21 00 22 22 01 21 00 24 22 00 27", true);
+	struct ax_prog *prog = verify_src(
+		"reg 5 ext 32 const8 3 equal if_goto 14 goto 34 reg 4 ext 32"
+		" const8 2 equal log_not if_goto 29 goto 34 const8 1 goto 36"
+		" const8 0 end", true);
 	const struct ax_insn *in = prog->insns;
 
 	assert_int_equal(prog->ninsns, 17);
@@ -390,10 +391,10 @@ static void test_decode_jumps(void **state)
 
 static void test_decode_operands(void **state)
 {
-	struct ax_prog *prog = verify_hex(
-		"22 ff 23 80 01 24 80 00 00 02 25 fe dc ba 98 76 54 32 10 "
-		"30 ff fe 0d 00 32 03 2c 01 02 2d 00 01 2e ff ff 29 29 29 29 "
-		"29 27", false);
+	struct ax_prog *prog = verify_src(
+		"const8 0xff const16 0x8001 const32 0x80000002"
+		" const64 0xfedcba9876543210 trace16 65534 trace_quick 0 pick 3"
+		" getv 258 setv 1 tracev 65535 pop pop pop pop pop end", false);
 	const struct ax_insn *in = prog->insns;
 
 	assert_int_equal(in[0].imm, 0xff);	/* no sign extension */
@@ -421,7 +422,7 @@ static void test_decode_operands(void **state)
 static void test_decode_backjump(void **state)
 {
 	/* const8 5; L: const8 1; sub; dup; if_goto L; end */
-	struct ax_prog *prog = verify_hex("22 05 22 01 03 28 20 00 02 27",
+	struct ax_prog *prog = verify_src("const8 5 const8 1 sub dup if_goto 2 end",
 					  true);
 
 	assert_true(prog->backjump);
@@ -431,13 +432,13 @@ static void test_decode_backjump(void **state)
 	ax_prog_free(prog);
 
 	/* goto to itself: verified (never ends; the budget stops it) */
-	prog = verify_hex("21 00 00", false);
+	prog = verify_src("goto 0", false);
 	assert_true(prog->backjump);
 	assert_int_equal(prog->insns[0].imm, 0);
 	ax_prog_free(prog);
 
 	/* forward jumps only */
-	prog = verify_hex("22 01 20 00 08 22 02 29 22 03 27", true);
+	prog = verify_src("const8 1 if_goto 8 const8 2 pop const8 3 end", true);
 	assert_false(prog->backjump);
 	ax_prog_free(prog);
 }
@@ -446,27 +447,34 @@ static void test_decode_backjump(void **state)
 static void test_every_supported_opcode(void **state)
 {
 	static const char * const progs[] = {
-		"22 01 22 02 02 27", "22 01 22 02 03 27", "22 01 22 02 04 27",
-		"22 01 22 02 05 27", "22 01 22 02 06 27", "22 01 22 02 07 27",
-		"22 01 22 02 08 27", "22 01 22 02 09 27", "22 01 22 02 0a 27",
-		"22 01 22 02 0b 27", "22 01 22 02 0c 27", "22 01 0d 04 27",
-		"22 01 0e 27", "22 01 22 02 0f 27", "22 01 22 02 10 27",
-		"22 01 22 02 11 27", "22 01 12 27", "22 01 22 02 13 27",
-		"22 01 22 02 14 27", "22 01 22 02 15 27", "22 01 16 08 27",
-		"22 01 17 27", "22 01 18 27", "22 01 19 27", "22 01 1a 27",
-		"22 01 20 00 05 27", "21 00 03 27", "22 01 27",
-		"23 01 02 27", "24 01 02 03 04 27",
-		"25 01 02 03 04 05 06 07 08 27", "26 00 10 27", "27",
-		"22 01 28 27", "22 01 29 27", "22 01 2a 08 27",
-		"22 01 22 02 2b 27", "2c 00 01 27", "22 01 2d 00 01 27",
-		"2e 00 01 27", "22 01 22 02 2f 27", "22 01 30 01 00 27",
-		"22 01 32 00 27", "22 01 22 02 22 03 33 27",
+		"const8 1 const8 2 add end", "const8 1 const8 2 sub end",
+		"const8 1 const8 2 mul end", "const8 1 const8 2 div_signed end",
+		"const8 1 const8 2 div_unsigned end",
+		"const8 1 const8 2 rem_signed end",
+		"const8 1 const8 2 rem_unsigned end",
+		"const8 1 const8 2 lsh end", "const8 1 const8 2 rsh_signed end",
+		"const8 1 const8 2 rsh_unsigned end",
+		"const8 1 const8 2 trace end", "const8 1 trace_quick 4 end",
+		"const8 1 log_not end", "const8 1 const8 2 bit_and end",
+		"const8 1 const8 2 bit_or end", "const8 1 const8 2 bit_xor end",
+		"const8 1 bit_not end", "const8 1 const8 2 equal end",
+		"const8 1 const8 2 less_signed end",
+		"const8 1 const8 2 less_unsigned end", "const8 1 ext 8 end",
+		"const8 1 ref8 end", "const8 1 ref16 end", "const8 1 ref32 end",
+		"const8 1 ref64 end", "const8 1 if_goto 5 end", "goto 3 end",
+		"const8 1 end", "const16 0x102 end", "const32 0x1020304 end",
+		"const64 0x102030405060708 end", "reg 16 end", "end",
+		"const8 1 dup end", "const8 1 pop end",
+		"const8 1 zero_ext 8 end", "const8 1 const8 2 swap end",
+		"getv 1 end", "const8 1 setv 1 end", "tracev 1 end",
+		"const8 1 const8 2 tracenz end", "const8 1 trace16 256 end",
+		"const8 1 pick 0 end", "const8 1 const8 2 const8 3 rot end",
 	};
 	bool seen[256] = { false };
 	unsigned int i, op;
 
 	for (i = 0; i < ARRAY_SIZE(progs); i++) {
-		struct ax_prog *prog = verify_hex(progs[i], false);
+		struct ax_prog *prog = verify_src(progs[i], false);
 		u32 j;
 
 		for (j = 0; j < prog->ninsns; j++)
@@ -486,22 +494,25 @@ static void test_every_supported_opcode(void **state)
 /* The decoded examples of the reference, section 3.4 (gdb 13.1). */
 static void test_reference_bytecodes(void **state)
 {
-	static const struct { const char *hex; bool cond; u32 depth; } ref[] = {
-		{ "26 0006 22 10 02 22 ec 16 08 02 19 16 20 22 00 14 0e 27",
+	static const struct { const char *src; bool cond; u32 depth; } ref[] = {
+		{ "reg 6 const8 16 add const8 0xec ext 8 add ref32 ext 32"
+		  " const8 0 less_signed log_not end",
 		  true, 2 },
-		{ "26 0006 22 10 02 22 ec 16 08 02 22 04 0c 27", false, 2 },
-		{ "26 0006 22 10 02 22 e0 16 08 02 0d 08 1a 22 08 0c 27",
+		{ "reg 6 const8 16 add const8 0xec ext 8 add const8 4 trace end", false, 2 },
+		{ "reg 6 const8 16 add const8 0xe0 ext 8 add trace_quick 8"
+		  " ref64 const8 8 trace end",
 		  false, 2 },
-		{ "24 00404060 22 10 0c 27", false, 2 },
-		{ "2c 0002 2e 0002 29 27", false, 1 },
-		{ "2c 0002 22 01 02 16 40 2d 0002 27", false, 2 },
-		{ "26 0006 22 10 02 22 e0 16 08 02 0d 08 1a 23 00c8 2f 27",
+		{ "const32 0x404060 const8 16 trace end", false, 2 },
+		{ "getv 2 tracev 2 pop end", false, 1 },
+		{ "getv 2 const8 1 add ext 64 setv 2 end", false, 2 },
+		{ "reg 6 const8 16 add const8 0xe0 ext 8 add trace_quick 8"
+		  " ref64 const16 0xc8 tracenz end",
 		  false, 2 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ref); i++) {
-		struct ax_prog *prog = verify_hex(ref[i].hex, ref[i].cond);
+		struct ax_prog *prog = verify_src(ref[i].src, ref[i].cond);
 
 		assert_int_equal(prog->max_depth, ref[i].depth);
 		assert_false(prog->backjump);

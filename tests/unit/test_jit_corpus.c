@@ -40,7 +40,10 @@ static void check_one(const char *expr, const char *hex, bool has_globals)
 {
 	static const s32 args[] = { 0, 1, 2, 3, 5, 7, 10, 97, 100, 255, -1,
 				    -3, -128, 0x7fffffff, -0x7fffffff - 1 };
-	struct ax_prog *prog = ax_test_prog(hex, true);
+	u8 code[AX_MAX_CODE + 16];
+	struct ax_prog *prog = ax_test_verify(code, ax_test_hex(hex, code,
+								sizeof(code)),
+					      true, hex);
 	u64 (*jit)(struct ax_env *);
 	char log[256], text[8192];
 	unsigned int i, j;

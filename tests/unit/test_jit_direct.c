@@ -38,11 +38,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void compile(const char *hex)
+static void compile(const char *src)
 {
 	char log[128];
 
-	prog = ax_test_prog(hex, true);
+	prog = ax_test_prog(src, true);
 	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
 	assert_true(user_disasm(prog->jit_image, prog->jit_size, false, text,
 				sizeof(text)) > 0);
@@ -72,7 +72,7 @@ static u64 run_both(u32 faults, u32 *err)
 }
 
 /* const16 0x1000; ref32; ext 32; const8 0; less_signed: (int)*0x1000 < 0 */
-#define LESS0_AT_1000	"23 1000 19 16 20 22 00 14 27"
+#define LESS0_AT_1000	"const16 0x1000 ref32 ext 32 const8 0 less_signed end"
 
 static void test_direct_region_loads(void **state)
 {
@@ -123,7 +123,7 @@ static void test_range_past_region_end(void **state)
 
 	/* ref32 at 0x1004 would read 0x1004..0x1007: two bytes past the end */
 	assert_int_equal(user_env_add_direct_region(0x1000, bytes, 6), 0);
-	compile("23 1004 19 27");
+	compile("const16 0x1004 ref32 end");
 	assert_true(calls_hook());
 	assert_int_equal(user_env_nr_pins(), 0);
 	run_both(0, &err);
@@ -131,7 +131,7 @@ static void test_range_past_region_end(void **state)
 	/* the last whole word is fine, unaligned or not */
 	ax_jit_free(prog);
 	ax_prog_free(prog);
-	compile("23 1002 19 27");
+	compile("const16 0x1002 ref32 end");
 	assert_false(calls_hook());
 	assert_int_equal(run_both(0, &err), 0x06050403);
 }
@@ -158,13 +158,13 @@ static void test_address_not_constant(void **state)
 
 	/* const 0xfff; const 1; add; ref32: folded first, so still direct */
 	assert_int_equal(user_env_add_direct_region(0x1000, &v, 4), 0);
-	compile("23 0fff 22 01 02 19 27");
+	compile("const16 0xfff const8 1 add ref32 end");
 	assert_false(calls_hook());
 	assert_int_equal(run_both(0, &err), (u32)-7);
 	ax_jit_free(prog);
 	ax_prog_free(prog);
 	/* from a register (gdb's "*(int *)$rdi"): never */
-	compile("26 0005 19 27");
+	compile("reg 5 ref32 end");
 	assert_true(calls_hook());
 	assert_int_equal(user_env_nr_pins(), 0);
 }
@@ -187,10 +187,10 @@ static void test_every_size_and_sign(void **state)
 {
 	u8 bytes[8] = { 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88 };
 	static const char *const progs[] = {
-		"23 1000 17 27", "23 1000 17 16 08 27",		/* ref8 */
-		"23 1000 18 27", "23 1000 18 16 10 27",		/* ref16 */
-		"23 1000 19 27", "23 1000 19 16 20 27",		/* ref32 */
-		"23 1000 1a 27",				/* ref64 */
+		"const16 0x1000 ref8 end", "const16 0x1000 ref8 ext 8 end",
+		"const16 0x1000 ref16 end", "const16 0x1000 ref16 ext 16 end",
+		"const16 0x1000 ref32 end", "const16 0x1000 ref32 ext 32 end",
+		"const16 0x1000 ref64 end",
 	};
 	unsigned int i;
 	u32 err;
@@ -213,7 +213,7 @@ static void test_pins_follow_images(void **state)
 
 	/* two direct loads: two pins, both gone with the image */
 	assert_int_equal(user_env_add_direct_region(0x1000, &v, 4), 0);
-	compile("23 1000 19 23 1000 19 02 27");
+	compile("const16 0x1000 ref32 const16 0x1000 ref32 add end");
 	assert_int_equal(user_env_nr_pins(), 2);
 	ax_jit_free(prog);
 	assert_int_equal(user_env_nr_pins(), 0);

@@ -81,7 +81,7 @@ static struct outcome run_engine(struct ax_prog *prog, bool jit)
 	return o;
 }
 
-/* Compile @hex, run it both ways, insist they agree, return the JIT's. */
+/* Compile @src, run it both ways, insist they agree, return the JIT's. */
 static struct outcome run_code(const u8 *code, u32 len)
 {
 	struct ax_prog *prog = NULL;
@@ -112,10 +112,10 @@ static struct outcome run_code(const u8 *code, u32 len)
 	return oj;
 }
 
-static struct outcome run(const char *hex)
+static struct outcome run(const char *src)
 {
 	u8 code[AX_MAX_CODE];
-	u32 len = ax_test_hex(hex, code, sizeof(code));
+	u32 len = ax_test_asm(src, code, sizeof(code));
 
 	return run_code(code, len);
 }
@@ -275,9 +275,10 @@ static void test_binops(void **state)
 static void test_binop_pt_regs_operand(void **state)
 {
 	/* reg 5 OP reg 4: the right operand straight from pt_regs */
-	static const char *ops[] = { "02", "03", "04", "0f", "10", "11",
-				     "13", "14", "15" };
-	char hex[64];
+	static const u8 ops[] = { AX_ADD, AX_SUB, AX_MUL, AX_BIT_AND,
+				  AX_BIT_OR, AX_BIT_XOR, AX_EQUAL,
+				  AX_LESS_SIGNED, AX_LESS_UNSIGNED };
+	char src[128];
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(ops); i++)
@@ -286,11 +287,10 @@ static void test_binop_pt_regs_operand(void **state)
 
 			regs.di = vals[j];
 			regs.si = vals[(j * 7 + 3) % ARRAY_SIZE(vals)];
-			snprintf(hex, sizeof(hex), "26 0005 26 0004 %s 27",
-				 ops[i]);
-			expect(strtoul(ops[i], NULL, 16), regs.di, regs.si,
-			       &want);
-			assert_val(run(hex), want);
+			snprintf(src, sizeof(src), "reg 5 reg 4 %s end",
+				 ax_op_name(ops[i]));
+			expect(ops[i], regs.di, regs.si, &want);
+			assert_val(run(src), want);
 		}
 }
 
@@ -308,7 +308,9 @@ static u64 zext(u64 v, int n)
 
 static void test_ext_zero_ext(void **state)
 {
-	char hex[64];
+	static const char pad6[] = "const8 1 const8 1 const8 1 const8 1"
+				   " const8 1 const8 1";
+	char src[128];
 	unsigned int i;
 	int n, pad;
 
@@ -316,14 +318,13 @@ static void test_ext_zero_ext(void **state)
 		for (n = 1; n <= 64; n++)
 			for (i = 0; i < ARRAY_SIZE(vals); i++) {
 				regs.dx = vals[i] ^ 0x5a5a5a5a5a5a5a5aULL;
-				snprintf(hex, sizeof(hex), "%s 26 0003 16 %02x 27",
-					 pad ? "22 01 22 01 22 01 22 01 22 01 22 01"
-					     : "", n);
-				assert_val(run(hex), sext(regs.dx, n));
-				snprintf(hex, sizeof(hex), "%s 26 0003 2a %02x 27",
-					 pad ? "22 01 22 01 22 01 22 01 22 01 22 01"
-					     : "", n);
-				assert_val(run(hex), zext(regs.dx, n));
+				snprintf(src, sizeof(src), "%s reg 3 ext %d end",
+					 pad ? pad6 : "", n);
+				assert_val(run(src), sext(regs.dx, n));
+				snprintf(src, sizeof(src),
+					 "%s reg 3 zero_ext %d end",
+					 pad ? pad6 : "", n);
+				assert_val(run(src), zext(regs.dx, n));
 			}
 }
 
@@ -333,77 +334,78 @@ static void test_not_ops(void **state)
 
 	for (i = 0; i < ARRAY_SIZE(vals); i++) {
 		regs.r8 = vals[i];
-		assert_val(run("26 0008 0e 27"), !vals[i]);
-		assert_val(run("26 0008 12 27"), ~vals[i]);
-		assert_val(run("26 0008 0e 0e 27"), !!vals[i]);
+		assert_val(run("reg 8 log_not end"), !vals[i]);
+		assert_val(run("reg 8 bit_not end"), ~vals[i]);
+		assert_val(run("reg 8 log_not log_not end"), !!vals[i]);
 		/* deep: slot 6 lives in the frame */
-		assert_val(run("22 00 22 00 22 00 22 00 22 00 22 00"
-			       " 26 0008 12 27"), ~vals[i]);
+		assert_val(run("const8 0 const8 0 const8 0 const8 0 const8 0"
+			       " const8 0 reg 8 bit_not end"), ~vals[i]);
 	}
 }
 
 /* ---- stack shuffles: top three items as a*10^6 + b*10^3 + c ---- */
 
-#define DIGEST "32 02 23 03e8 04 23 03e8 04 32 02 23 03e8 04 02 32 01 02 27"
-#define FOUR	"26 0000 26 0001 26 0002 26 0003"
-#define PAD5	"22 09 22 09 22 09 22 09 22 09"
+#define DIGEST	"pick 2 const16 1000 mul const16 1000 mul pick 2 const16 1000" \
+		" mul add pick 1 add end"
+#define FOUR	"reg 0 reg 1 reg 2 reg 3"
+#define PAD5	"const8 9 const8 9 const8 9 const8 9 const8 9"
 
 static void check_shuffle(const char *op, u64 want)
 {
-	char hex[256];
+	char src[256];
 
 	regs.ax = 1;
 	regs.bx = 2;
 	regs.cx = 3;
 	regs.dx = 4;
-	snprintf(hex, sizeof(hex), FOUR " %s " DIGEST, op);
-	assert_val(run(hex), want);
-	snprintf(hex, sizeof(hex), PAD5 " " FOUR " %s " DIGEST, op);
-	assert_val(run(hex), want);
-	snprintf(hex, sizeof(hex), "22 09 22 09 " FOUR " %s " DIGEST, op);
-	assert_val(run(hex), want);
+	snprintf(src, sizeof(src), FOUR " %s " DIGEST, op);
+	assert_val(run(src), want);
+	snprintf(src, sizeof(src), PAD5 " " FOUR " %s " DIGEST, op);
+	assert_val(run(src), want);
+	snprintf(src, sizeof(src), "const8 9 const8 9 " FOUR " %s " DIGEST, op);
+	assert_val(run(src), want);
 }
 
 static void test_stack_ops(void **state)
 {
 	check_shuffle("", 2003004);
-	check_shuffle("28", 3004004);		/* dup */
-	check_shuffle("29", 1002003);		/* pop */
-	check_shuffle("2b", 2004003);		/* swap */
-	check_shuffle("32 00", 3004004);	/* pick 0 */
-	check_shuffle("32 02", 3004002);	/* pick 2 */
-	check_shuffle("32 03", 3004001);	/* pick 3 */
-	check_shuffle("33", 4002003);		/* rot */
-	check_shuffle("2b 2b", 2003004);
-	check_shuffle("33 33 33", 2003004);
+	check_shuffle("dup", 3004004);		/* dup */
+	check_shuffle("pop", 1002003);		/* pop */
+	check_shuffle("swap", 2004003);		/* swap */
+	check_shuffle("pick 0", 3004004);	/* pick 0 */
+	check_shuffle("pick 2", 3004002);	/* pick 2 */
+	check_shuffle("pick 3", 3004001);	/* pick 3 */
+	check_shuffle("rot", 4002003);		/* rot */
+	check_shuffle("swap swap", 2003004);
+	check_shuffle("rot rot rot", 2003004);
 }
 
 static void test_end_depths(void **state)
 {
-	assert_val(run("27"), 0);			/* empty stack */
-	assert_val(run("22 07 22 08 27"), 8);		/* top of 2 */
-	assert_val(run(PAD5 " 22 07 22 08 27"), 8);	/* top in frame */
+	assert_val(run("end"), 0);			/* empty stack */
+	assert_val(run("const8 7 const8 8 end"), 8);		/* top of 2 */
+	assert_val(run(PAD5 " const8 7 const8 8 end"), 8);	/* top in frame */
 }
 
 /* ---- memory and hooks ---- */
 
 static void test_ref(void **state)
 {
-	assert_val(run("25 0000000000001000 17 27"), 0x11);
-	assert_val(run("25 0000000000001001 18 27"), 0x3322);
-	assert_val(run("25 0000000000001004 19 27"), 0x88776655);
-	assert_val(run("25 0000000000001008 1a 27"), 0x00ffeeddccbbaa99ULL);
+	assert_val(run("const64 0x1000 ref8 end"), 0x11);
+	assert_val(run("const64 0x1001 ref16 end"), 0x3322);
+	assert_val(run("const64 0x1004 ref32 end"), 0x88776655);
+	assert_val(run("const64 0x1008 ref64 end"), 0x00ffeeddccbbaa99ULL);
 	/* ref32; ext 32 and ref16; ext 16: loaded sign-extended */
-	assert_val(run("25 0000000000001004 19 16 20 27"), 0xffffffff88776655ULL);
-	assert_val(run("25 0000000000001008 18 16 10 27"), 0xffffffffffffaa99ULL);
-	assert_val(run("25 0000000000001000 19 16 20 27"), 0x44332211);
+	assert_val(run("const64 0x1004 ref32 ext 32 end"), 0xffffffff88776655ULL);
+	assert_val(run("const64 0x1008 ref16 ext 16 end"), 0xffffffffffffaa99ULL);
+	assert_val(run("const64 0x1000 ref32 ext 32 end"), 0x44332211);
 	/* the address from a register, deep in the frame */
 	regs.bp = MEM_ADDR + 2;
-	assert_val(run(PAD5 " 22 01 26 0006 19 02 27"), 0x66554433 + 1);
+	assert_val(run(PAD5 " const8 1 reg 6 ref32 add end"), 0x66554433 + 1);
 	/* the last bytes, then one past: fault, err_pc = the ref */
-	assert_val(run("25 000000000000100f 17 27"), 0);
-	assert_fail(run("25 000000000000100d 19 27"), AX_ERR_MEM, 9);
-	assert_fail(run("22 05 22 00 17 02 27"), AX_ERR_MEM, 4);
+	assert_val(run("const64 0x100f ref8 end"), 0);
+	assert_fail(run("const64 0x100d ref32 end"), AX_ERR_MEM, 9);
+	assert_fail(run("const8 5 const8 0 ref8 add end"), AX_ERR_MEM, 4);
 }
 
 static void test_ref_keeps_live_slots(void **state)
@@ -411,9 +413,9 @@ static void test_ref_keeps_live_slots(void **state)
 	/* values in rax/rsi/r8 survive the hook call */
 	regs.ax = 100;
 	regs.bx = 20;
-	assert_val(run("26 0000 26 0001 25 0000000000001000 17 02 02 27"),
+	assert_val(run("reg 0 reg 1 const64 0x1000 ref8 add add end"),
 		   100 + 20 + 0x11);
-	assert_val(run("26 0000 26 0001 24 00001000 1a 03 03 27"),
+	assert_val(run("reg 0 reg 1 const32 0x1000 ref64 sub sub end"),
 		   100 - (20 - 0x8877665544332211ULL));
 }
 
@@ -421,29 +423,29 @@ static void test_trace(void **state)
 {
 	struct outcome o;
 
-	o = run("25 0000000000001002 22 04 0c 22 07 27");
+	o = run("const64 0x1002 const8 4 trace const8 7 end");
 	assert_val(o, 7);
 	assert_int_equal(o.ntraces, 1);
 	assert_int_equal(o.trace0.addr, MEM_ADDR + 2);
 	assert_int_equal(o.trace0.size, 4);
 	/* trace_quick keeps the address */
-	o = run("25 0000000000001004 0d 08 27");
+	o = run("const64 0x1004 trace_quick 8 end");
 	assert_val(o, MEM_ADDR + 4);
 	assert_int_equal(o.trace0.size, 8);
 	/* trace16 */
-	o = run("25 0000000000001004 30 0010 27");
+	o = run("const64 0x1004 trace16 16 end");
 	assert_val(o, MEM_ADDR + 4);
 	assert_int_equal(o.trace0.size, 16);
 	/* tracenz stops after the NUL at 0x100f */
-	o = run("25 000000000000100c 22 10 2f 22 01 27");
+	o = run("const64 0x100c const8 16 tracenz const8 1 end");
 	assert_int_equal(o.trace0.len, 4);
 	/* a size above U32_MAX fails before the hook */
-	o = run("22 01 25 0000000100000000 0c 22 01 27");
+	o = run("const8 1 const64 0x100000000 trace const8 1 end");
 	assert_fail(o, AX_ERR_TRACE, 11);
 	assert_int_equal(o.ntraces, 0);
 	/* a full frame */
 	trace_limit = 1;
-	o = run("22 01 0d 01 0d 02 27");
+	o = run("const8 1 trace_quick 1 trace_quick 2 end");
 	assert_fail(o, AX_ERR_TRACE, 4);
 	assert_int_equal(o.ntraces, 1);
 }
@@ -452,19 +454,19 @@ static void test_tsv(void **state)
 {
 	struct outcome o;
 
-	assert_val(run("2c 0001 27"), 41);
-	o = run("22 05 2d 0001 22 01 02 27");
+	assert_val(run("getv 1 end"), 41);
+	o = run("const8 5 setv 1 const8 1 add end");
 	assert_val(o, 6);
 	assert_int_equal(o.tsv1, 5);
-	o = run("2c 0001 2e 0001 29 22 03 27");
+	o = run("getv 1 tracev 1 pop const8 3 end");
 	assert_val(o, 3);
 	assert_int_equal(o.ntracevs, 1);
 	assert_int_equal(o.tracev0.val, 41);
-	assert_fail(run("22 01 2c 012c 27"), AX_ERR_TSV, 2);
-	assert_fail(run("22 01 2d 012c 27"), AX_ERR_TSV, 2);
-	assert_fail(run("2e 012c 22 00 27"), AX_ERR_TRACE, 0);
+	assert_fail(run("const8 1 getv 300 end"), AX_ERR_TSV, 2);
+	assert_fail(run("const8 1 setv 300 end"), AX_ERR_TSV, 2);
+	assert_fail(run("tracev 300 const8 0 end"), AX_ERR_TRACE, 0);
 	/* getv deep in the frame, with live register slots */
-	assert_val(run(PAD5 " 22 02 2c 0001 02 02 27"), 41 + 2 + 9);
+	assert_val(run(PAD5 " const8 2 getv 1 add add end"), 41 + 2 + 9);
 }
 
 /* ---- control flow ---- */
@@ -472,7 +474,7 @@ static void test_tsv(void **state)
 static void test_jumps(void **state)
 {
 	/* x ? 10 : 20 */
-	const char *sel = "26 0000 20 000b 22 14 21 000d 22 0a 27";
+	const char *sel = "reg 0 if_goto 11 const8 20 goto 13 const8 10 end";
 
 	regs.ax = 0;
 	assert_val(run(sel), 20);
@@ -481,18 +483,21 @@ static void test_jumps(void **state)
 	/* compare + branch fused: a < b ? 1 : 2, signed and unsigned */
 	regs.ax = -1ULL;
 	regs.bx = 1;
-	assert_val(run("26 0000 26 0001 14 20 000d 22 02 27 22 01 27"), 1);
-	assert_val(run("26 0000 26 0001 15 20 000d 22 02 27 22 01 27"), 2);
+	assert_val(run("reg 0 reg 1 less_signed if_goto 13 const8 2 end"
+		       " const8 1 end"), 1);
+	assert_val(run("reg 0 reg 1 less_unsigned if_goto 13 const8 2 end"
+		       " const8 1 end"), 2);
 	/* log_not before if_goto */
-	assert_val(run("26 0000 26 0001 15 0e 20 000e 22 02 27 22 01 27"),
+	assert_val(run("reg 0 reg 1 less_unsigned log_not if_goto 14 const8 2"
+		       " end const8 1 end"),
 		   1);
 }
 
 static void test_loop_counts(void **state)
 {
 	/* $1 = 10; do { $1 -= 1 } while ($1); 7 */
-	struct outcome o = run("22 0a 2d 0001 29 2c 0001 22 01 03 2d 0001"
-			       " 20 0006 22 07 27");
+	struct outcome o = run("const8 10 setv 1 pop getv 1 const8 1 sub setv 1"
+			       " if_goto 6 const8 7 end");
 
 	assert_val(o, 7);
 	assert_int_equal(o.tsv1, 0);
@@ -550,12 +555,12 @@ static void test_budget(void **state)
 {
 	/* const8 1; if_goto 0: forever; 4 insns at entry, each taken jump
 	 * costs 2 steps */
-	struct outcome o = run("22 01 20 0000 22 05 27");
+	struct outcome o = run("const8 1 if_goto 0 const8 5 end");
 
 	assert_fail(o, AX_ERR_BUDGET, 2);
 	assert_int_equal(o.steps, 0);
 	/* an unconditional backward goto (span 3) */
-	o = run("22 00 20 0008 21 0000 22 04 27");
+	o = run("const8 0 if_goto 8 goto 0 const8 4 end");
 	assert_fail(o, AX_ERR_BUDGET, 5);
 	assert_int_equal(o.steps, (AX_STEP_BUDGET - 5) % 3);
 }
@@ -563,11 +568,11 @@ static void test_budget(void **state)
 static void test_div0_err_pc(void **state)
 {
 	regs.bx = 0;
-	assert_fail(run("22 07 26 0001 05 27"), AX_ERR_DIV0, 5);
-	assert_fail(run("22 07 26 0001 06 27"), AX_ERR_DIV0, 5);
-	assert_fail(run("22 07 26 0001 07 27"), AX_ERR_DIV0, 5);
-	assert_fail(run("22 07 26 0001 08 27"), AX_ERR_DIV0, 5);
-	assert_fail(run(PAD5 " 22 07 26 0001 08 27"), AX_ERR_DIV0, 15);
+	assert_fail(run("const8 7 reg 1 div_signed end"), AX_ERR_DIV0, 5);
+	assert_fail(run("const8 7 reg 1 div_unsigned end"), AX_ERR_DIV0, 5);
+	assert_fail(run("const8 7 reg 1 rem_signed end"), AX_ERR_DIV0, 5);
+	assert_fail(run("const8 7 reg 1 rem_unsigned end"), AX_ERR_DIV0, 5);
+	assert_fail(run(PAD5 " const8 7 reg 1 rem_unsigned end"), AX_ERR_DIV0, 15);
 }
 
 static void test_no_regs(void **state)
@@ -575,23 +580,24 @@ static void test_no_regs(void **state)
 	struct outcome o;
 
 	no_regs = true;
-	assert_fail(run("26 0005 27"), AX_ERR_REG, 0);
+	assert_fail(run("reg 5 end"), AX_ERR_REG, 0);
 	/* what ran before the failing reg insn still ran */
-	o = run("2c 0001 2e 0001 29 26 0005 27");
+	o = run("getv 1 tracev 1 pop reg 5 end");
 	assert_fail(o, AX_ERR_REG, 7);
 	assert_int_equal(o.ntracevs, 1);
 	/* a dead 'reg' the optimizer removed still fails, as interpreted */
-	assert_fail(run("26 0005 29 22 01 27"), AX_ERR_REG, 0);
+	assert_fail(run("reg 5 pop const8 1 end"), AX_ERR_REG, 0);
 	/* no reg insn: no check needed */
-	assert_val(run("22 05 27"), 5);
+	assert_val(run("const8 5 end"), 5);
 }
 
 /* ---- the paper's condition, and real gdb bytecode ---- */
 
 static void test_table3(void **state)
 {
-	static const char *t3 = "22 02 26 00 05 16 20 04 16 20 22 03 26 00 04"
-				" 16 20 04 16 20 02 16 20 22 00 2b 14 27";
+	static const char *t3 = "const8 2 reg 5 ext 32 mul ext 32 const8 3"
+				" reg 4 ext 32 mul ext 32 add ext 32 const8 0"
+				" swap less_signed end";
 	static const int c[][2] = { { 1, 0 }, { 2, 1 }, { -5, 3 },
 				    { 0, 0 }, { 0x7fffffff, 1 },
 				    { -0x7fffffff, -9 } };
@@ -616,7 +622,7 @@ static void test_return_thunk(void **state)
 	char log[128], text[8192];
 
 	user_exec_return_thunk = (void *)test_ret_thunk;
-	prog = ax_test_prog("26 0000 26 0001 05 27", false);
+	prog = ax_test_prog("reg 0 reg 1 div_signed end", false);
 	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
 	assert_true(user_disasm(prog->jit_image, prog->jit_size, false, text,
 				sizeof(text)) > 0);
@@ -628,12 +634,12 @@ static void test_return_thunk(void **state)
 	/* results, errors (stub returns), framed epilogues still right */
 	regs.ax = 100;
 	regs.bx = 7;
-	assert_val(run("26 0000 26 0001 05 27"), 14);
+	assert_val(run("reg 0 reg 1 div_signed end"), 14);
 	regs.bx = 0;
-	assert_fail(run("26 0000 26 0001 05 27"), AX_ERR_DIV0, 6);
-	assert_val(run("25 0000000000001004 19 16 20 27"), 0xffffffff88776655ULL);
-	assert_fail(run("22 05 22 00 17 02 27"), AX_ERR_MEM, 4);
-	assert_fail(run("22 00 20 0008 21 0000 22 04 27"), AX_ERR_BUDGET, 5);
+	assert_fail(run("reg 0 reg 1 div_signed end"), AX_ERR_DIV0, 6);
+	assert_val(run("const64 0x1004 ref32 ext 32 end"), 0xffffffff88776655ULL);
+	assert_fail(run("const8 5 const8 0 ref8 add end"), AX_ERR_MEM, 4);
+	assert_fail(run("const8 0 if_goto 8 goto 0 const8 4 end"), AX_ERR_BUDGET, 5);
 	user_exec_return_thunk = NULL;
 }
 
@@ -645,14 +651,14 @@ static void test_return_thunk(void **state)
 static void test_endbr_entry_and_int3_tail(void **state)
 {
 	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	const char *hex = "26 0000 26 0001 05 27";
+	const char *src = "reg 0 reg 1 div_signed end";
 	struct ax_prog *prog;
 	char log[128];
 	const u8 *img;
 	size_t i, page = 4096, end;
 
 	user_exec_endbr = true;
-	prog = ax_test_prog(hex, false);
+	prog = ax_test_prog(src, false);
 	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
 	img = prog->jit_image;
 	assert_memory_equal(img, endbr64, sizeof(endbr64));
@@ -664,14 +670,14 @@ static void test_endbr_entry_and_int3_tail(void **state)
 
 	regs.ax = 100;
 	regs.bx = 7;
-	assert_val(run(hex), 14);
+	assert_val(run(src), 14);
 	regs.bx = 0;
-	assert_fail(run(hex), AX_ERR_DIV0, 6);
-	assert_val(run("25 0000000000001004 19 16 20 27"), 0xffffffff88776655ULL);
+	assert_fail(run(src), AX_ERR_DIV0, 6);
+	assert_val(run("const64 0x1004 ref32 ext 32 end"), 0xffffffff88776655ULL);
 	user_exec_endbr = false;
 
 	/* and without IBT the entry is the program's first insn */
-	prog = ax_test_prog(hex, false);
+	prog = ax_test_prog(src, false);
 	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
 	assert_memory_not_equal(prog->jit_image, endbr64, sizeof(endbr64));
 	ax_jit_free(prog);

@@ -29,9 +29,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void decode(const char *hex)
+static void decode(const char *src)
 {
-	prog = ax_test_prog(hex, false);
+	prog = ax_test_prog(src, false);
 	assert_int_equal(jit_decode(prog, &ir), 0);
 }
 
@@ -54,7 +54,7 @@ static int live_count(void)
 static void test_decode_normalizes(void **state)
 {
 	/* const16 1; log_not; if_goto 10; const8 2; end; 10: const8 3; end */
-	decode("23 0001 0e 20 000a 22 02 27 22 03 27");
+	decode("const16 1 log_not if_goto 10 const8 2 end const8 3 end");
 	assert_int_equal(ir.insn[0].op, AX_CONST64);
 	assert_int_equal(ir.insn[1].op, JIT_CMP);
 	assert_int_equal(ir.insn[1].cc, JCC_E);
@@ -68,7 +68,7 @@ static void test_decode_normalizes(void **state)
 
 static void test_decode_reg_offset(void **state)
 {
-	decode("26 0005 26 0010 02 27");
+	decode("reg 5 reg 16 add end");
 	assert_int_equal(ir.insn[0].imm, offsetof(struct pt_regs, di));
 	assert_int_equal(ir.insn[1].imm, offsetof(struct pt_regs, ip));
 	assert_true(ir.has_reg);
@@ -78,7 +78,7 @@ static void test_decode_reg_offset(void **state)
 
 static void test_load_ext(void **state)
 {
-	decode("26 0005 16 20 26 0004 2a 10 02 26 0003 16 07 02 27");
+	decode("reg 5 ext 32 reg 4 zero_ext 16 add reg 3 ext 7 add end");
 	assert_int_equal(opt_load_ext(&ir), 2);
 	assert_true(ir.insn[0].flags & JF_SX);
 	assert_int_equal(ir.insn[0].ext, 32);
@@ -94,7 +94,7 @@ static void test_load_ext(void **state)
 static void test_load_ext_ref(void **state)
 {
 	/* ref32; ext 32 -> sign-extending read; ref8; ext 16 stays */
-	decode("22 10 19 16 20 22 10 17 16 10 02 27");
+	decode("const8 16 ref32 ext 32 const8 16 ref8 ext 16 add end");
 	assert_int_equal(opt_load_ext(&ir), 1);
 	assert_true(ir.insn[1].flags & JF_SX);
 	assert_nop(2);
@@ -106,7 +106,7 @@ static void test_load_ext_ref(void **state)
 static void test_ext_after_const(void **state)
 {
 	/* 5 is already a sign-extended 32-bit value; 0x80 is not an s8 */
-	decode("22 05 16 20 22 80 16 08 02 27");
+	decode("const8 5 ext 32 const8 0x80 ext 8 add end");
 	assert_int_equal(opt_ext(&ir), 1);
 	assert_nop(1);
 	assert_int_equal(ir.insn[3].op, AX_EXT);
@@ -114,7 +114,7 @@ static void test_ext_after_const(void **state)
 
 static void test_ext_after_ext(void **state)
 {
-	decode("26 0005 16 20 16 20 16 40 2a 40 27");
+	decode("reg 5 ext 32 ext 32 ext 64 zero_ext 64 end");
 	assert_int_equal(opt_ext(&ir), 3);
 	assert_int_equal(ir.insn[1].op, AX_EXT);	/* the first one stays */
 	assert_nop(2);
@@ -125,7 +125,8 @@ static void test_ext_after_ext(void **state)
 static void test_ext_after_compare_and_ref(void **state)
 {
 	/* (1 < 2) zero_ext 1; ext 8 -> both gone; ref8 then zero_ext 8 */
-	decode("22 01 26 0002 14 2a 01 16 08 24 00010000 17 2a 08 02 27");
+	decode("const8 1 reg 2 less_signed zero_ext 1 ext 8 const32 0x10000"
+	       " ref8 zero_ext 8 add end");
 	assert_int_equal(opt_ext(&ir), 3);
 	assert_nop(3);
 	assert_nop(4);
@@ -135,40 +136,40 @@ static void test_ext_after_compare_and_ref(void **state)
 static void test_ext_narrower_kept(void **state)
 {
 	/* ext 32 then ext 16 narrows: must stay */
-	decode("26 0005 16 20 16 10 27");
+	decode("reg 5 ext 32 ext 16 end");
 	assert_int_equal(opt_ext(&ir), 0);
 }
 
 static void test_ext_after_width_keeping_ops(void **state)
 {
 	/* (int)x >> 2, ~(int)x, (int)x & 0xff, (int)x ^ (int)y: ext 32 gone */
-	decode("26 0005 16 20 22 02 0a 16 20 27");
+	decode("reg 5 ext 32 const8 2 rsh_signed ext 32 end");
 	assert_int_equal(opt_ext(&ir), 1);
 	assert_nop(4);
 	jit_ir_free(&ir);
 	ax_prog_free(prog);
-	decode("26 0005 16 20 12 16 20 27");
+	decode("reg 5 ext 32 bit_not ext 32 end");
 	assert_int_equal(opt_ext(&ir), 1);
 	assert_nop(3);
 	jit_ir_free(&ir);
 	ax_prog_free(prog);
-	decode("26 0005 16 20 22 ff 0f 16 20 27");
+	decode("reg 5 ext 32 const8 0xff bit_and ext 32 end");
 	assert_int_equal(opt_ext(&ir), 1);
 	assert_nop(4);
 	jit_ir_free(&ir);
 	ax_prog_free(prog);
-	decode("26 0005 16 20 26 0004 16 20 11 16 20 27");
+	decode("reg 5 ext 32 reg 4 ext 32 bit_xor ext 32 end");
 	assert_int_equal(opt_ext(&ir), 1);
 	assert_nop(5);
 	jit_ir_free(&ir);
 	ax_prog_free(prog);
 	/* a logical shift of a negative int is no int: kept */
-	decode("26 0005 16 20 22 02 0b 16 20 27");
+	decode("reg 5 ext 32 const8 2 rsh_unsigned ext 32 end");
 	assert_int_equal(opt_ext(&ir), 0);
 	jit_ir_free(&ir);
 	ax_prog_free(prog);
 	/* nor is ~ of a zero-extended value (ext 32 after zero_ext 32) */
-	decode("26 0005 2a 20 12 16 20 27");
+	decode("reg 5 zero_ext 32 bit_not ext 32 end");
 	assert_int_equal(opt_ext(&ir), 0);
 }
 
@@ -179,7 +180,7 @@ static void test_ext_not_across_join(void **state)
 	 * only reached by falling through); 11: ext 32, a jump target: kept,
 	 * the pass forgets what it knows at every join.
 	 */
-	decode("26 0005 16 20 28 20 000b 16 20 16 20 27");
+	decode("reg 5 ext 32 dup if_goto 11 ext 32 ext 32 end");
 	assert_int_equal(opt_ext(&ir), 1);
 	assert_nop(4);
 	assert_int_equal(ir.insn[5].op, AX_EXT);
@@ -189,7 +190,7 @@ static void test_ext_not_across_join(void **state)
 
 static void test_fold_binop(void **state)
 {
-	decode("22 02 22 03 02 22 04 04 27");
+	decode("const8 2 const8 3 add const8 4 mul end");
 	assert_int_equal(opt_const_fold(&ir), 2);
 	assert_int_equal(live_count(), 2);
 	assert_int_equal(ir.insn[4].op, AX_CONST64);
@@ -200,8 +201,9 @@ static void test_fold_binop(void **state)
 static void test_fold_semantics(void **state)
 {
 	/* 1 lsh 65 = 2 (count mod 64); ~5; INT64_MIN / -1 */
-	decode("22 01 22 41 09 22 05 12 02"
-	       " 25 8000000000000000 25 ffffffffffffffff 05 02 27");
+	decode("const8 1 const8 65 lsh const8 5 bit_not add"
+	       " const64 0x8000000000000000 const64 0xffffffffffffffff"
+	       " div_signed add end");
 	opt_const_fold(&ir);
 	assert_int_equal(live_count(), 2);
 	assert_int_equal(ir.insn[9].op, AX_CONST64);
@@ -210,7 +212,7 @@ static void test_fold_semantics(void **state)
 
 static void test_fold_keeps_div0(void **state)
 {
-	decode("22 02 22 00 05 27");
+	decode("const8 2 const8 0 div_signed end");
 	assert_int_equal(opt_const_fold(&ir), 0);
 	assert_int_equal(ir.insn[2].op, AX_DIV_SIGNED);
 }
@@ -218,7 +220,7 @@ static void test_fold_keeps_div0(void **state)
 static void test_fold_if_goto(void **state)
 {
 	/* const8 1; if_goto 8; const8 5; end; 8: const8 6; end */
-	decode("22 01 20 0008 22 05 27 22 06 27");
+	decode("const8 1 if_goto 8 const8 5 end const8 6 end");
 	assert_int_equal(opt_const_fold(&ir), 1);
 	assert_nop(0);
 	assert_int_equal(ir.insn[1].op, AX_GOTO);
@@ -228,7 +230,7 @@ static void test_fold_if_goto(void **state)
 static void test_fold_not_across_target(void **state)
 {
 	/* const 1; const 1; dup; if_goto 11; pop; const 2; 11: add; end */
-	decode("22 01 22 01 28 20 000b 29 22 02 02 27");
+	decode("const8 1 const8 1 dup if_goto 11 pop const8 2 add end");
 	opt_const_fold(&ir);
 	assert_int_equal(ir.insn[6].op, AX_ADD);
 	assert_int_equal(ir.insn[5].op, AX_CONST64);
@@ -239,7 +241,7 @@ static void test_fold_not_across_target(void **state)
 static void test_swap_compare(void **state)
 {
 	/* x > 0 as gdb writes it: reg 5; const8 0; swap; less_signed */
-	decode("26 0005 22 00 2b 14 27");
+	decode("reg 5 const8 0 swap less_signed end");
 	assert_int_equal(opt_swap(&ir), 1);
 	assert_nop(2);
 	assert_int_equal(ir.insn[3].op, JIT_CMP);
@@ -248,7 +250,7 @@ static void test_swap_compare(void **state)
 
 static void test_swap_commutative_and_not(void **state)
 {
-	decode("26 0005 26 0004 2b 02 26 0003 2b 03 27");
+	decode("reg 5 reg 4 swap add reg 3 swap sub end");
 	assert_int_equal(opt_swap(&ir), 1);
 	assert_nop(2);
 	assert_int_equal(ir.insn[5].op, AX_SWAP);	/* before sub: stays */
@@ -258,7 +260,7 @@ static void test_swap_commutative_and_not(void **state)
 
 static void test_dup_pop(void **state)
 {
-	decode("22 05 28 29 26 0003 29 27");
+	decode("const8 5 dup pop reg 3 pop end");
 	assert_int_equal(opt_dup_pop(&ir), 2);
 	assert_int_equal(live_count(), 2);
 	assert_int_equal(ir.insn[0].op, AX_CONST64);
@@ -267,7 +269,7 @@ static void test_dup_pop(void **state)
 static void test_dup_pop_keeps_side_effects(void **state)
 {
 	/* getv 1; pop: the hook may fail, so it stays */
-	decode("2c 0001 29 22 00 27");
+	decode("getv 1 pop const8 0 end");
 	assert_int_equal(opt_dup_pop(&ir), 0);
 }
 
@@ -275,7 +277,7 @@ static void test_dup_pop_keeps_side_effects(void **state)
 
 static void test_commute(void **state)
 {
-	decode("22 02 26 0005 04 22 03 26 0004 14 27");
+	decode("const8 2 reg 5 mul const8 3 reg 4 less_signed end");
 	assert_int_equal(opt_commute(&ir), 2);
 	assert_int_equal(ir.insn[0].op, AX_REG);
 	assert_int_equal(ir.insn[1].op, AX_CONST64);
@@ -290,8 +292,8 @@ static void test_commute(void **state)
 
 static void test_operands(void **state)
 {
-	decode("26 0005 22 03 02 26 0004 03 25 0000000100000000 10"
-	       " 22 00 07 27");
+	decode("reg 5 const8 3 add reg 4 sub const64 0x100000000 bit_or"
+	       " const8 0 rem_signed end");
 	assert_int_equal(opt_operands(&ir), 2);
 	assert_int_equal(ir.insn[2].src, JSRC_IMM);
 	assert_int_equal(ir.insn[2].imm, 3);
@@ -309,7 +311,7 @@ static void test_cmp_branch(void **state)
 {
 	/* reg 5; reg 4; less_signed; log_not; if_goto 14; const 1; end;
 	 * 14: const 2; end */
-	decode("26 0005 26 0004 14 0e 20 000e 22 01 27 22 02 27");
+	decode("reg 5 reg 4 less_signed log_not if_goto 14 const8 1 end const8 2 end");
 	assert_int_equal(opt_cmp_branch(&ir), 2);
 	assert_nop(2);
 	assert_nop(3);
@@ -321,7 +323,7 @@ static void test_cmp_branch(void **state)
 
 static void test_cmp_lognot(void **state)
 {
-	decode("26 0005 26 0004 15 0e 27");
+	decode("reg 5 reg 4 less_unsigned log_not end");
 	assert_int_equal(opt_cmp_branch(&ir), 1);
 	assert_int_equal(ir.insn[3].op, JIT_CMP);
 	assert_int_equal(ir.insn[3].cc, JCC_AE);
@@ -331,11 +333,11 @@ static void test_cmp_lognot(void **state)
 
 static char text[8192];
 
-static const char *compile(const char *hex)
+static const char *compile(const char *src)
 {
 	char log[128];
 
-	prog = ax_test_prog(hex, false);
+	prog = ax_test_prog(src, false);
 	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);
 	assert_true(user_disasm(prog->jit_image, prog->jit_size, false, text,
 				sizeof(text)) > 0);
@@ -357,8 +359,8 @@ static int count_prefix(const char *t, const char *pfx)
 static void test_shape_table3(void **state)
 {
 	/* the paper's Table 3: no stack traffic at all */
-	compile("22 02 26 00 05 16 20 04 16 20 22 03 26 00 04 16 20 04"
-		" 16 20 02 16 20 22 00 2b 14 27");
+	compile("const8 2 reg 5 ext 32 mul ext 32 const8 3 reg 4 ext 32 mul"
+		" ext 32 add ext 32 const8 0 swap less_signed end");
 	print_message("%s", text);
 	assert_int_equal(count_prefix(text, "push"), 0);
 	assert_int_equal(count_prefix(text, "pop"), 0);
@@ -374,7 +376,7 @@ static void test_shape_table3(void **state)
 
 static void test_shape_const_folded(void **state)
 {
-	compile("22 02 22 03 04 16 20 27");
+	compile("const8 2 const8 3 mul ext 32 end");
 	/* the entry charge of the 5 insns, the constant, and the charge's
 	 * error stub (which gives the steps back) */
 	assert_string_equal(text, "sub dword ptr [rdi + 0x18], 5\njb 0xd\n"
@@ -387,13 +389,13 @@ static void test_shape_const_folded(void **state)
 
 static void test_shape_reg_direct(void **state)
 {
-	compile("26 0005 27");
+	compile("reg 5 end");
 	assert_non_null(strstr(text, "mov rax, qword ptr [r11 + 0x70]\nret"));
 }
 
 static void test_shape_pt_regs_operand(void **state)
 {
-	compile("26 0005 26 0004 02 27");
+	compile("reg 5 reg 4 add end");
 	assert_non_null(strstr(text, "add rax, qword ptr [r11 + 0x68]"));
 	assert_int_equal(count_prefix(text, "mov rsi, qword"), 0);
 }
@@ -401,8 +403,9 @@ static void test_shape_pt_regs_operand(void **state)
 static void test_shape_cmp_jcc(void **state)
 {
 	/* gdb's "counter1 > 5 && counter2 < 3": no setcc, only cmp/jcc */
-	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
-		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
+	compile("reg 5 ext 32 const8 5 swap less_signed if_goto 15 goto 34"
+		" reg 4 ext 32 const8 3 less_signed if_goto 29 goto 34 const8 1"
+		" goto 36 const8 0 end");
 	assert_int_equal(count_prefix(text, "set"), 0);
 	/* and the int arguments are compared in place */
 	assert_int_equal(count_prefix(text, "cmp dword ptr [r11 + 0x70], 5"), 1);
@@ -415,26 +418,29 @@ static void test_compare_in_place_values(void **state)
 	/* (int)x cc imm compared as dwords in place: every compare, either
 	 * operand order, negated or not, at the edges of both orders */
 	static const char *const cmps[] = {
-		"13", "14", "15", "2b 14", "2b 15", "13 0e", "14 0e", "2b 15 0e",
+		"equal", "less_signed", "less_unsigned", "swap less_signed",
+		"swap less_unsigned", "equal log_not", "less_signed log_not",
+		"swap less_unsigned log_not",
 	};
 	static const char *const imms[] = {
-		"22 00", "22 05", "23 ffff 16 20", "24 7fffffff",
-		"24 80000000 16 20", "24 80000001 16 20",
+		"const8 0", "const8 5", "const16 0xffff ext 32",
+		"const32 0x7fffffff", "const32 0x80000000 ext 32",
+		"const32 0x80000001 ext 32",
 	};
 	static const s64 xs[] = {
 		0, 1, -1, 5, 4, 6, 0x7fffffff, -0x80000000LL, -0x7fffffffLL,
 		0x80000000LL, 0x100000005LL, -2,
 	};
-	char hex[80];
+	char src[128];
 	unsigned int c, m, x;
 
 	for (c = 0; c < ARRAY_SIZE(cmps); c++) {
 		for (m = 0; m < ARRAY_SIZE(imms); m++) {
 			u64 (*jit)(struct ax_env *);
 
-			snprintf(hex, sizeof(hex), "26 0005 16 20 %s %s 27",
+			snprintf(src, sizeof(src), "reg 5 ext 32 %s %s end",
 				 imms[m], cmps[c]);
-			compile(hex);
+			compile(src);
 			/* in place, but for 'x < 0' (load; shr 63) */
 			assert_true(!count_prefix(text, "movsxd") ||
 				    strstr(text, "shr rax, 0x3f"));
@@ -450,7 +456,7 @@ static void test_compare_in_place_values(void **state)
 				vj = ax_run(prog, &e);
 				if (vi != vj)
 					fail_msg("%s at x=%lld: interp %llu jit %llu",
-						 hex, (long long)xs[x],
+						 src, (long long)xs[x],
 						 (unsigned long long)vi,
 						 (unsigned long long)vj);
 			}
@@ -463,7 +469,7 @@ static void test_compare_in_place_values(void **state)
 
 static void test_shape_dup_pop_gone(void **state)
 {
-	compile("26 0005 28 29 28 29 27");
+	compile("reg 5 dup pop dup pop end");
 	assert_non_null(strstr(text, "mov rax, qword ptr [r11 + 0x70]\nret"));
 	assert_int_equal(count_prefix(text, "mov rsi, qword"), 0);
 }
@@ -471,7 +477,7 @@ static void test_shape_dup_pop_gone(void **state)
 static void test_shape_ext_gone_after_load(void **state)
 {
 	/* reg 5; ext 8; ext 16; ext 32: one movsx load */
-	compile("26 0005 16 08 16 10 16 20 27");
+	compile("reg 5 ext 8 ext 16 ext 32 end");
 	assert_int_equal(count_prefix(text, "movsx"), 1);
 	assert_non_null(strstr(text, "movsx rax, byte ptr [r11 + 0x70]"));
 }
@@ -479,7 +485,7 @@ static void test_shape_ext_gone_after_load(void **state)
 static void test_shape_div_by_const(void **state)
 {
 	/* a constant non-zero divisor needs no zero check */
-	compile("26 0005 22 07 05 27");
+	compile("reg 5 const8 7 div_signed end");
 	assert_int_equal(count_prefix(text, "idiv"), 1);
 	assert_int_equal(count_prefix(text, "test rcx"), 0);
 	/* one error stub: the entry charge's */
@@ -489,7 +495,7 @@ static void test_shape_div_by_const(void **state)
 
 static void test_shape_mul_pow2(void **state)
 {
-	compile("26 0005 22 08 04 27");
+	compile("reg 5 const8 8 mul end");
 	assert_non_null(strstr(text, "shl rax, 3"));
 	assert_int_equal(count_prefix(text, "imul"), 0);
 }
@@ -497,7 +503,7 @@ static void test_shape_mul_pow2(void **state)
 static void test_shape_test_mask(void **state)
 {
 	/* gdb's "!(counter1 & 1)": and + compare with 0 -> test */
-	compile("26 0005 16 20 22 01 0f 0e 27");
+	compile("reg 5 ext 32 const8 1 bit_and log_not end");
 	assert_non_null(strstr(text, "test rax, 1\nsete al"));
 	assert_int_equal(count_prefix(text, "and"), 0);
 }
@@ -505,7 +511,7 @@ static void test_shape_test_mask(void **state)
 static void test_shape_sign_bit(void **state)
 {
 	/* gdb's "(short)counter2 < 0": one movsx word load, then the sign */
-	compile("26 0004 16 20 16 10 22 00 14 27");
+	compile("reg 4 ext 32 ext 16 const8 0 less_signed end");
 	assert_non_null(strstr(text,
 		"movsx rax, word ptr [r11 + 0x68]\nshr rax, 0x3f\nret"));
 }
@@ -513,7 +519,7 @@ static void test_shape_sign_bit(void **state)
 static void test_shape_unsigned_int(void **state)
 {
 	/* gdb's "(unsigned int)counter1 < 10u": a zero-extending load */
-	compile("26 0005 16 20 2a 20 22 0a 15 27");
+	compile("reg 5 ext 32 zero_ext 32 const8 10 less_unsigned end");
 	assert_non_null(strstr(text, "mov eax, dword ptr [r11 + 0x70]\n"));
 	assert_int_equal(count_prefix(text, "movsxd"), 0);
 }
@@ -523,8 +529,9 @@ static void test_shape_and_no_jump_over_jump(void **state)
 	/* gdb's "counter1 > 5 && counter2 < 3": two jcc, both returns
 	 * inline: the only jmp is the NULL-regs stub's tail call, the
 	 * third ret the entry charge's error stub's */
-	compile("26 0005 16 20 22 05 2b 14 20 000f 21 0022 26 0004 16 20"
-		" 22 03 14 20 001d 21 0022 22 01 21 0024 22 00 27");
+	compile("reg 5 ext 32 const8 5 swap less_signed if_goto 15 goto 34"
+		" reg 4 ext 32 const8 3 less_signed if_goto 29 goto 34 const8 1"
+		" goto 36 const8 0 end");
 	assert_non_null(strstr(text, "jle"));
 	assert_non_null(strstr(text, "jge"));
 	assert_int_equal(count_prefix(text, "jmp 0x"), 0);
@@ -536,22 +543,26 @@ static void test_shape_divrem_pow2(void **state)
 {
 	/* x op 2^k for k = 1, 4, 30, signed and unsigned: no div, and the
 	 * interpreter's values (truncation towards zero) */
-	static const char *const ops[] = { "05", "06", "07", "08" };
-	static const char *const divs[] = { "22 02", "22 10", "24 40000000" };
+	static const char *const ops[] = {
+		"div_signed", "div_unsigned", "rem_signed", "rem_unsigned",
+	};
+	static const char *const divs[] = {
+		"const8 2", "const8 16", "const32 0x40000000",
+	};
 	static const s64 xs[] = {
 		0, 1, -1, 15, -15, 16, -16, 17, -17, 0x7fffffff, -0x80000000LL,
 		INT64_MAX, INT64_MIN, INT64_MIN + 1,
 	};
-	char hex[64];
+	char src[128];
 	unsigned int o, d, x;
 
 	for (o = 0; o < 4; o++) {
 		for (d = 0; d < 3; d++) {
 			u64 (*jit)(struct ax_env *);
 
-			snprintf(hex, sizeof(hex), "26 0005 %s %s 27", divs[d],
+			snprintf(src, sizeof(src), "reg 5 %s %s end", divs[d],
 				 ops[o]);
-			compile(hex);
+			compile(src);
 			assert_int_equal(count_prefix(text, "idiv"), 0);
 			assert_int_equal(count_prefix(text, "div"), 0);
 			jit = prog->jit;

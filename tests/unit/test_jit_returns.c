@@ -45,8 +45,8 @@ static volatile s64 *counter;
 static bool gs_is_zero;
 
 /* leaf: no call; framed: one hook call (a memory read) */
-#define LEAF	"22 05 27"
-#define FRAMED	"25 0000000000001004 19 16 20 27"
+#define LEAF	"const8 5 end"
+#define FRAMED	"const64 0x1004 ref32 ext 32 end"
 
 struct shape {
 	int rets;		/* 'ret' insns */
@@ -97,9 +97,9 @@ static struct shape shape_of(const struct ax_prog *prog, const void *thunk)
 	return s;
 }
 
-static struct ax_prog *compile(const char *hex)
+static struct ax_prog *compile(const char *src)
 {
-	struct ax_prog *prog = ax_test_prog(hex, false);
+	struct ax_prog *prog = ax_test_prog(src, false);
 	char log[128];
 
 	assert_int_equal(ax_jit_compile(prog, log, sizeof(log)), 0);

@@ -138,7 +138,7 @@ static void test_verifier_refusal_explained(void **state)
 }
 
 /*
- * Issue 9 item 8: an M length near 2^64 wrapped gtp_tp_min_frame_len(),
+ * An M length near 2^64 used to wrap gtp_tp_min_frame_len(),
  * so QTStart's size check passed.  Such a length is refused at QTDP, and
  * the frame-length bound saturates rather than wraps.
  */
@@ -157,7 +157,7 @@ static void test_huge_mem_length_refused(void **state)
 }
 
 /*
- * Issue 9 item 6: a second condition in one QTDP overwrote (and leaked)
+ * A second condition in one QTDP used to overwrite (and leak)
  * the first one's program and image.  gdb never sends two: refused.
  */
 static void test_two_conditions_refused(void **state)
