@@ -29,6 +29,7 @@ says <optimized out>) and so does every parameter after it.
 """
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Optional
 
@@ -42,9 +43,9 @@ TAG_enumerator, TAG_subprogram, TAG_volatile, TAG_restrict, TAG_unspec = \
     0x28, 0x2e, 0x35, 0x37, 0x3b
 AT_location, AT_name, AT_byte_size, AT_bit_size, AT_low_pc, AT_high_pc = \
     0x02, 0x03, 0x0b, 0x0d, 0x11, 0x12
-AT_language, AT_const_value, AT_prototyped, AT_count, AT_member_loc = \
+AT_language, AT_const_value, AT_prototyped, AT_count, AT_data_member_location = \
     0x13, 0x1c, 0x27, 0x37, 0x38
-AT_declaration, AT_encoding, AT_external, AT_type, AT_bit_offset, AT_producer = \
+AT_declaration, AT_encoding, AT_external, AT_type, AT_data_bit_offset, AT_producer = \
     0x3c, 0x3e, 0x3f, 0x49, 0x6b, 0x25
 FORM_addr, FORM_data2, FORM_data4, FORM_data1, FORM_sdata, FORM_strp = \
     0x01, 0x05, 0x06, 0x0b, 0x0d, 0x0e
@@ -58,52 +59,114 @@ OP_reg0, OP_breg7, OP_piece = 0x50, 0x77, 0x93
 ARG_REGS = (5, 4, 1, 2, 8, 9)       # rdi rsi rdx rcx r8 r9
 ARG_REG_NAMES = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
-# Abbreviations: code -> (tag, children, [(attribute, form)]).  Codes stay
-# below 128 so that each is one ULEB byte.
-N, T, S, L = (AT_name, FORM_strp), (AT_type, FORM_ref4), (AT_byte_size, FORM_data4), \
-    (AT_location, FORM_exprloc)
-ABBREVS = {
-    1: (TAG_cu, 1, [N, (AT_language, FORM_data2), (AT_producer, FORM_strp)]),
-    2: (TAG_base, 0, [N, S, (AT_encoding, FORM_data1)]),
-    3: (TAG_ptr, 0, [(AT_byte_size, FORM_data1), T]),
-    4: (TAG_ptr, 0, [(AT_byte_size, FORM_data1)]),
-    5: (TAG_array, 1, [T]),
-    6: (TAG_subrange, 0, [(AT_count, FORM_data4)]),
-    7: (TAG_struct, 1, [N, S]),
-    8: (TAG_struct, 1, [S]),
-    9: (TAG_union, 1, [N, S]),
-    10: (TAG_union, 1, [S]),
-    11: (TAG_member, 0, [N, T, (AT_member_loc, FORM_data4)]),
-    12: (TAG_member, 0, [T, (AT_member_loc, FORM_data4)]),
-    13: (TAG_member, 0, [N, T, (AT_bit_offset, FORM_data4), (AT_bit_size, FORM_data1)]),
-    14: (TAG_member, 0, [T, (AT_bit_offset, FORM_data4), (AT_bit_size, FORM_data1)]),
-    15: (TAG_enum, 1, [N, S]),
-    16: (TAG_enum, 1, [S]),
-    17: (TAG_enumerator, 0, [N, (AT_const_value, FORM_sdata)]),
-    18: (TAG_struct, 0, [N, (AT_declaration, FORM_flag_present)]),
-    19: (TAG_union, 0, [N, (AT_declaration, FORM_flag_present)]),
-    20: (TAG_enum, 0, [N, (AT_declaration, FORM_flag_present)]),
-    21: (TAG_typedef, 0, [N, T]),
-    22: (TAG_typedef, 0, [N]),
-    23: (TAG_const, 0, [T]),
-    24: (TAG_const, 0, []),
-    25: (TAG_volatile, 0, [T]),
-    26: (TAG_volatile, 0, []),
-    27: (TAG_restrict, 0, [T]),
-    28: (TAG_restrict, 0, []),
-    29: (TAG_subroutine, 1, [(AT_prototyped, FORM_flag_present), T]),
-    30: (TAG_subroutine, 1, [(AT_prototyped, FORM_flag_present)]),
-    31: (TAG_fparam, 0, [T]),
-    32: (TAG_unspec_params, 0, []),
-    33: (TAG_unspec, 0, [N]),
-    34: (TAG_subprogram, 1, [N, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
-                            (AT_high_pc, FORM_data4), (AT_prototyped, FORM_flag_present), T]),
-    35: (TAG_subprogram, 1, [N, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
-                            (AT_high_pc, FORM_data4), (AT_prototyped, FORM_flag_present)]),
-    36: (TAG_fparam, 0, [N, T, L]),
-    37: (TAG_fparam, 0, [N, T]),
-    38: (TAG_fparam, 0, [T, L]),
-}
+# How a DIE holds the value of each form we use: fixed-size forms as a
+# struct code.  FORM_flag_present holds nothing (the abbreviation says it
+# all).  FORM_exprloc and FORM_sdata have a variable length, so the
+# struct cannot write them: an abbreviation may have one, as its last
+# attribute, which the caller appends after the fixed part.
+_FORM_STRUCT = {FORM_addr: "Q", FORM_data1: "B", FORM_data2: "H", FORM_data4: "I",
+                FORM_strp: "I", FORM_ref4: "I", FORM_flag_present: ""}
+_VARIABLE_FORMS = (FORM_exprloc, FORM_sdata)
+
+
+class Abbrev:
+    """One .debug_abbrev entry, and the writer of its DIEs.
+
+    die(*values) is the DIE's fixed part: its code, then the value of each
+    attribute of a fixed-size form, in declaration order.  A DW_AT_type
+    (FORM_ref4) is written as 0 and patched later: ref_back is how many
+    bytes before the end of die()'s output it starts."""
+
+    __slots__ = ("code", "tag", "children", "attrs", "die", "ref_back")
+
+    def __init__(self, code: int, tag: int, children: bool,
+                 attrs: tuple[tuple[int, int], ...]) -> None:
+        self.code, self.tag, self.children, self.attrs = code, tag, children, attrs
+        fmt = "<B"
+        ref_end = 0
+        for i, (_, form) in enumerate(attrs):
+            if form in _VARIABLE_FORMS:
+                assert i == len(attrs) - 1, "a variable-size form must come last"
+                continue
+            fmt += _FORM_STRUCT[form]
+            if form == FORM_ref4:
+                ref_end = struct.calcsize(fmt)
+        layout = struct.Struct(fmt)
+        # partial of the C pack: no Python frame per DIE (there are ~10^6)
+        self.die = functools.partial(layout.pack, code)
+        self.ref_back = layout.size - (ref_end - 4) if ref_end else 0
+
+
+# Every abbreviation, in code order (code = index + 1).
+ABBREVS: list[Abbrev] = []
+
+
+def _abbrev(tag: int, children: bool, *attrs: tuple[int, int]) -> Abbrev:
+    code = len(ABBREVS) + 1
+    # the DIE writers put the code in one byte: it must stay one ULEB byte
+    assert code < 128, "too many abbreviations for a one-byte code"
+    ab = Abbrev(code, tag, children, attrs)
+    ABBREVS.append(ab)
+    return ab
+
+
+NAME, TYPE, SIZE = (AT_name, FORM_strp), (AT_type, FORM_ref4), (AT_byte_size, FORM_data4)
+LOCATION, MEMBER_BYTE = (AT_location, FORM_exprloc), (AT_data_member_location, FORM_data4)
+# DWARF 4's data_bit_offset counts from the start of the struct, as BTF's
+# bit offset does: no storage unit, no endianness to work out
+MEMBER_BITS = ((AT_data_bit_offset, FORM_data4), (AT_bit_size, FORM_data1))
+DECLARATION, PROTOTYPED = (AT_declaration, FORM_flag_present), (AT_prototyped, FORM_flag_present)
+
+# BTF says "anonymous" and "void" with a 0 name or type; DWARF says them
+# by leaving DW_AT_name or DW_AT_type out, as compilers do (a pointer
+# without a type is gdb's `void *`).  So most DIE kinds come twice: with
+# the attribute and without it (_ANON, _VOID).
+AB_CU = _abbrev(TAG_cu, True, NAME, (AT_language, FORM_data2), (AT_producer, FORM_strp))
+AB_BASE = _abbrev(TAG_base, False, NAME, SIZE, (AT_encoding, FORM_data1))
+AB_PTR = _abbrev(TAG_ptr, False, (AT_byte_size, FORM_data1), TYPE)
+AB_PTR_VOID = _abbrev(TAG_ptr, False, (AT_byte_size, FORM_data1))
+AB_ARRAY = _abbrev(TAG_array, True, TYPE)
+AB_SUBRANGE = _abbrev(TAG_subrange, False, (AT_count, FORM_data4))
+AB_STRUCT = _abbrev(TAG_struct, True, NAME, SIZE)
+AB_STRUCT_ANON = _abbrev(TAG_struct, True, SIZE)
+AB_UNION = _abbrev(TAG_union, True, NAME, SIZE)
+AB_UNION_ANON = _abbrev(TAG_union, True, SIZE)
+AB_MEMBER = _abbrev(TAG_member, False, NAME, TYPE, MEMBER_BYTE)
+AB_MEMBER_ANON = _abbrev(TAG_member, False, TYPE, MEMBER_BYTE)
+AB_BITFIELD = _abbrev(TAG_member, False, NAME, TYPE, *MEMBER_BITS)
+AB_BITFIELD_ANON = _abbrev(TAG_member, False, TYPE, *MEMBER_BITS)
+AB_ENUM = _abbrev(TAG_enum, True, NAME, SIZE)
+AB_ENUM_ANON = _abbrev(TAG_enum, True, SIZE)
+AB_ENUMERATOR = _abbrev(TAG_enumerator, False, NAME, (AT_const_value, FORM_sdata))
+AB_STRUCT_DECL = _abbrev(TAG_struct, False, NAME, DECLARATION)
+AB_UNION_DECL = _abbrev(TAG_union, False, NAME, DECLARATION)
+AB_ENUM_DECL = _abbrev(TAG_enum, False, NAME, DECLARATION)
+AB_TYPEDEF = _abbrev(TAG_typedef, False, NAME, TYPE)
+AB_TYPEDEF_VOID = _abbrev(TAG_typedef, False, NAME)
+AB_CONST = _abbrev(TAG_const, False, TYPE)
+AB_CONST_VOID = _abbrev(TAG_const, False)
+AB_VOLATILE = _abbrev(TAG_volatile, False, TYPE)
+AB_VOLATILE_VOID = _abbrev(TAG_volatile, False)
+AB_RESTRICT = _abbrev(TAG_restrict, False, TYPE)
+AB_RESTRICT_VOID = _abbrev(TAG_restrict, False)
+AB_SUBROUTINE = _abbrev(TAG_subroutine, True, PROTOTYPED, TYPE)
+AB_SUBROUTINE_VOID = _abbrev(TAG_subroutine, True, PROTOTYPED)
+AB_PARAM_TYPE = _abbrev(TAG_fparam, False, TYPE)            # of a prototype
+AB_VARARGS = _abbrev(TAG_unspec_params, False)              # `...`
+# the target of references to types with no DIE of their own: a type tag
+# of void, a BTF kind not translated (finish())
+AB_VOID = _abbrev(TAG_unspec, False, NAME)
+SUBPROGRAM = (NAME, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
+              (AT_high_pc, FORM_data4), PROTOTYPED)     # high_pc data4: a size
+AB_SUBPROGRAM = _abbrev(TAG_subprogram, True, *SUBPROGRAM, TYPE)
+AB_SUBPROGRAM_VOID = _abbrev(TAG_subprogram, True, *SUBPROGRAM)
+AB_PARAM = _abbrev(TAG_fparam, False, NAME, TYPE, LOCATION)        # of a function
+AB_PARAM_NOLOC = _abbrev(TAG_fparam, False, NAME, TYPE)
+AB_PARAM_ANON = _abbrev(TAG_fparam, False, TYPE, LOCATION)
+
+# a qualifier's abbreviations: with a type, of void
+_QUALIFIERS = {B.CONST: (AB_CONST, AB_CONST_VOID), B.VOLATILE: (AB_VOLATILE, AB_VOLATILE_VOID),
+               B.RESTRICT: (AB_RESTRICT, AB_RESTRICT_VOID)}
 
 
 def uleb(v: int) -> bytes:
@@ -131,9 +194,9 @@ def sleb(v: int) -> bytes:
 
 def abbrev_section() -> bytes:
     out = bytearray()
-    for code, (tag, children, attrs) in sorted(ABBREVS.items()):
-        out += uleb(code) + uleb(tag) + bytes([children])
-        for at, form in attrs:
+    for ab in ABBREVS:
+        out += uleb(ab.code) + uleb(ab.tag) + bytes([ab.children])
+        for at, form in ab.attrs:
             out += uleb(at) + uleb(form)
         out += b"\0\0"
     return bytes(out + b"\0")
@@ -251,13 +314,12 @@ class DwarfGen:
     def finish(self, cu_name: str = "gtp-btf") -> tuple[bytes, bytes, bytes]:
         out = self.info
         out += b"\0" * 11               # CU header, written last
-        out.append(1)
-        out += struct.pack("<IHI", self.own(cu_name), LANG_C99,
-                           self.own("gtp-kernel-symbols (from BTF)"))
+        out += AB_CU.die(self.own(cu_name), LANG_C99,
+                         self.own("gtp-kernel-symbols (from BTF)"))
         die = [0] * self.labels         # label -> DIE offset
         alias = {}                      # TYPE_TAG label -> target label
         void_die = len(out)
-        out += struct.pack("<BI", 33, self.own("void"))
+        out += AB_VOID.die(self.own("void"))
         for u in self.units:
             self._emit_types(u, die, alias)
         for f in self.funcs:
@@ -287,12 +349,6 @@ class DwarfGen:
             b.name_off, b.size_type, b.pos
         strp = self._strp
         label = self._label
-        P_I = struct.Struct("<BI").pack
-        P_II = struct.Struct("<BII").pack
-        P_IIB = struct.Struct("<BIIB").pack
-        P_III = struct.Struct("<BIII").pack
-        P_IIIB = struct.Struct("<BIIIB").pack
-        P_BI = struct.Struct("<BBI").pack
         first = b.first
         vm_str = b.str_base             # strings below: vmlinux's
         ustr = u.str_base - vm_str
@@ -306,9 +362,9 @@ class DwarfGen:
             if k == B.STRUCT or k == B.UNION:
                 die[lab] = len(out)
                 if no:
-                    out += P_II(7 if k == B.STRUCT else 9, sp, st)
+                    out += (AB_STRUCT if k == B.STRUCT else AB_UNION).die(sp, st)
                 else:
-                    out += P_I(8 if k == B.STRUCT else 10, st)
+                    out += (AB_STRUCT_ANON if k == B.STRUCT else AB_UNION_ANON).die(st)
                 p = poss[j]
                 kf = kflags[j]
                 flat = []
@@ -326,18 +382,18 @@ class DwarfGen:
                 for msp, mlab, moff, bits in flat:
                     if bits or moff & 7:
                         if msp:
-                            out += P_IIIB(13, msp, 0, moff, bits)
-                            fpos.append(len(out) - 9)
+                            out += AB_BITFIELD.die(msp, 0, moff, bits)
+                            fpos.append(len(out) - AB_BITFIELD.ref_back)
                         else:
-                            out += P_IIB(14, 0, moff, bits)
-                            fpos.append(len(out) - 9)
+                            out += AB_BITFIELD_ANON.die(0, moff, bits)
+                            fpos.append(len(out) - AB_BITFIELD_ANON.ref_back)
                     else:
                         if msp:
-                            out += P_III(11, msp, 0, moff >> 3)
-                            fpos.append(len(out) - 8)
+                            out += AB_MEMBER.die(msp, 0, moff >> 3)
+                            fpos.append(len(out) - AB_MEMBER.ref_back)
                         else:
-                            out += P_II(12, 0, moff >> 3)
-                            fpos.append(len(out) - 8)
+                            out += AB_MEMBER_ANON.die(0, moff >> 3)
+                            fpos.append(len(out) - AB_MEMBER_ANON.ref_back)
                     flab.append(mlab)
                 out.append(0)
             elif k == B.PTR or k == B.TYPEDEF or k == B.CONST or k == B.VOLATILE \
@@ -345,44 +401,44 @@ class DwarfGen:
                 die[lab] = len(out)
                 if k == B.PTR:
                     if st:
-                        out += P_BI(3, 8, 0)
+                        out += AB_PTR.die(8, 0)
                     else:
-                        out += bytes((4, 8))
+                        out += AB_PTR_VOID.die(8)
                 elif k == B.TYPEDEF:
-                    out += P_II(21, sp, 0) if st else P_I(22, sp)
+                    out += AB_TYPEDEF.die(sp, 0) if st else AB_TYPEDEF_VOID.die(sp)
                 else:
-                    code = {B.CONST: 23, B.VOLATILE: 25, B.RESTRICT: 27}[k]
-                    out += P_I(code, 0) if st else bytes((code + 1,))
+                    ab, ab_void = _QUALIFIERS[k]
+                    out += ab.die(0) if st else ab_void.die()
                 if st:
                     fpos.append(len(out) - 4)
                     flab.append(st if st < first else lab - j + st - first)
             elif k == B.FUNC_PROTO:
                 die[lab] = len(out)
                 if st:
-                    out += P_I(29, 0)
+                    out += AB_SUBROUTINE.die(0)
                     fpos.append(len(out) - 4)
                     flab.append(st if st < first else lab - j + st - first)
                 else:
-                    out.append(30)
+                    out += AB_SUBROUTINE_VOID.die()
                 p = poss[j]
                 for m in range(vlens[j]):
                     pt = w[p + 1]
                     p += 2
                     if pt:
-                        out += P_I(31, 0)
+                        out += AB_PARAM_TYPE.die(0)
                         fpos.append(len(out) - 4)
                         flab.append(pt if pt < first else lab - j + pt - first)
                     else:
-                        out.append(32)
+                        out += AB_VARARGS.die()
                 out.append(0)
             elif k == B.ARRAY:
                 die[lab] = len(out)
                 p = poss[j]
                 et, n = w[p], w[p + 2]
-                out += P_I(5, 0)
+                out += AB_ARRAY.die(0)
                 fpos.append(len(out) - 4)
                 flab.append(et if et < first else lab - j + et - first)
-                out += P_I(6, n)
+                out += AB_SUBRANGE.die(n)
                 out.append(0)
             elif k == B.INT:
                 die[lab] = len(out)
@@ -393,13 +449,13 @@ class DwarfGen:
                     ate = ATE_signed_char if enc & B.INT_SIGNED else ATE_unsigned_char
                 else:
                     ate = ATE_signed if enc & B.INT_SIGNED else ATE_unsigned
-                out += P_IIB(2, sp, st, ate)
+                out += AB_BASE.die(sp, st, ate)
             elif k == B.ENUM or k == B.ENUM64:
                 die[lab] = len(out)
                 if not vlens[j] and not st:
-                    out += P_I(20, sp)
+                    out += AB_ENUM_DECL.die(sp)
                     continue
-                out += P_II(15, sp, st) if no else P_I(16, st)
+                out += AB_ENUM.die(sp, st) if no else AB_ENUM_ANON.die(st)
                 p = poss[j]
                 signed = kflags[j]      # kind_flag: 1 signed, 0 unsigned
                 for m in range(vlens[j]):
@@ -414,15 +470,15 @@ class DwarfGen:
                         p += 3
                         if signed and v >> 63:
                             v -= 1 << 64
-                    out += P_I(17, eno if eno < vm_str else eno + ustr)
+                    out += AB_ENUMERATOR.die(eno if eno < vm_str else eno + ustr)
                     out += sleb(v)
                 out.append(0)
             elif k == B.FWD:
                 die[lab] = len(out)
-                out += P_I(19 if kflags[j] else 18, sp)
+                out += (AB_UNION_DECL if kflags[j] else AB_STRUCT_DECL).die(sp)
             elif k == B.FLOAT:
                 die[lab] = len(out)
-                out += P_IIB(2, sp, st, ATE_float)
+                out += AB_BASE.die(sp, st, ATE_float)
             elif k == B.TYPE_TAG:
                 alias[lab] = (st if st < first else lab - j + st - first) if st else 0
             # FUNC: a subprogram when kallsyms has it; VAR, DATASEC,
@@ -473,11 +529,11 @@ class DwarfGen:
         out = self.info
         ret, body, fix = self._params(u, proto)
         if ret:
-            out += _SUB.pack(34, self.own(name), low, high - low, 0)
+            out += AB_SUBPROGRAM.die(self.own(name), low, high - low, 0)
             self.fix_pos.append(len(out) - 4)
             self.fix_lab.append(ret)
         else:
-            out += _SUB_VOID.pack(35, self.own(name), low, high - low)
+            out += AB_SUBPROGRAM_VOID.die(self.own(name), low, high - low)
         base = len(out)
         out += body
         for rel, lab in fix:
@@ -499,27 +555,23 @@ class DwarfGen:
         fix = []
         for pname, t, loc, _ in arg_locations(b, proto):
             if t == 0:
-                out.append(32)
+                out += AB_VARARGS.die()
                 continue
             if pname and loc is not None:
-                out += struct.pack("<BII", 36, self.own(pname), 0)
+                out += AB_PARAM.die(self.own(pname), 0)
                 fix.append(len(out) - 4)
                 out += uleb(len(loc)) + loc
             elif pname:
-                out += struct.pack("<BII", 37, self.own(pname), 0)
+                out += AB_PARAM_NOLOC.die(self.own(pname), 0)
                 fix.append(len(out) - 4)
             elif loc is not None:
-                out += struct.pack("<BI", 38, 0)
+                out += AB_PARAM_ANON.die(0)
                 fix.append(len(out) - 4)
                 out += uleb(len(loc)) + loc
             else:
-                out += struct.pack("<BI", 31, 0)
+                out += AB_PARAM_TYPE.die(0)
                 fix.append(len(out) - 4)
             fix[-1] = (fix[-1], self._label(u, t))
         out.append(0)
         hit = self._proto_cache[key] = (self._label(u, ret) if ret else 0, bytes(out), fix)
         return hit
-
-
-_SUB = struct.Struct("<BIQII")
-_SUB_VOID = struct.Struct("<BIQI")
