@@ -151,7 +151,9 @@ AB_RESTRICT = _abbrev(TAG_restrict, False, TYPE)
 AB_RESTRICT_VOID = _abbrev(TAG_restrict, False)
 AB_SUBROUTINE = _abbrev(TAG_subroutine, True, PROTOTYPED, TYPE)
 AB_SUBROUTINE_VOID = _abbrev(TAG_subroutine, True, PROTOTYPED)
-AB_PARAM_TYPE = _abbrev(TAG_fparam, False, TYPE)            # of a prototype
+# a parameter's type only: a prototype's, or a function's unnamed one
+# with no location
+AB_PARAM_TYPE = _abbrev(TAG_fparam, False, TYPE)
 AB_VARARGS = _abbrev(TAG_unspec_params, False)              # `...`
 # the target of references to types with no DIE of their own: a type tag
 # of void, a BTF kind not translated (finish())
@@ -160,7 +162,9 @@ SUBPROGRAM = (NAME, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
               (AT_high_pc, FORM_data4), PROTOTYPED)     # high_pc data4: a size
 AB_SUBPROGRAM = _abbrev(TAG_subprogram, True, *SUBPROGRAM, TYPE)
 AB_SUBPROGRAM_VOID = _abbrev(TAG_subprogram, True, *SUBPROGRAM)
-AB_PARAM = _abbrev(TAG_fparam, False, NAME, TYPE, LOCATION)        # of a function
+# a function's parameters: their location at entry (arg_locations());
+# without one gdb says <optimized out>
+AB_PARAM = _abbrev(TAG_fparam, False, NAME, TYPE, LOCATION)
 AB_PARAM_NOLOC = _abbrev(TAG_fparam, False, NAME, TYPE)
 AB_PARAM_ANON = _abbrev(TAG_fparam, False, TYPE, LOCATION)
 
