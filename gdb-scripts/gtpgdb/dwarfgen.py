@@ -29,6 +29,7 @@ says <optimized out>) and so does every parameter after it.
 """
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Optional
 
@@ -42,9 +43,9 @@ TAG_enumerator, TAG_subprogram, TAG_volatile, TAG_restrict, TAG_unspec = \
     0x28, 0x2e, 0x35, 0x37, 0x3b
 AT_location, AT_name, AT_byte_size, AT_bit_size, AT_low_pc, AT_high_pc = \
     0x02, 0x03, 0x0b, 0x0d, 0x11, 0x12
-AT_language, AT_const_value, AT_prototyped, AT_count, AT_member_loc = \
+AT_language, AT_const_value, AT_prototyped, AT_count, AT_data_member_location = \
     0x13, 0x1c, 0x27, 0x37, 0x38
-AT_declaration, AT_encoding, AT_external, AT_type, AT_bit_offset, AT_producer = \
+AT_declaration, AT_encoding, AT_external, AT_type, AT_data_bit_offset, AT_producer = \
     0x3c, 0x3e, 0x3f, 0x49, 0x6b, 0x25
 FORM_addr, FORM_data2, FORM_data4, FORM_data1, FORM_sdata, FORM_strp = \
     0x01, 0x05, 0x06, 0x0b, 0x0d, 0x0e
@@ -58,52 +59,118 @@ OP_reg0, OP_breg7, OP_piece = 0x50, 0x77, 0x93
 ARG_REGS = (5, 4, 1, 2, 8, 9)       # rdi rsi rdx rcx r8 r9
 ARG_REG_NAMES = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
-# Abbreviations: code -> (tag, children, [(attribute, form)]).  Codes stay
-# below 128 so that each is one ULEB byte.
-N, T, S, L = (AT_name, FORM_strp), (AT_type, FORM_ref4), (AT_byte_size, FORM_data4), \
-    (AT_location, FORM_exprloc)
-ABBREVS = {
-    1: (TAG_cu, 1, [N, (AT_language, FORM_data2), (AT_producer, FORM_strp)]),
-    2: (TAG_base, 0, [N, S, (AT_encoding, FORM_data1)]),
-    3: (TAG_ptr, 0, [(AT_byte_size, FORM_data1), T]),
-    4: (TAG_ptr, 0, [(AT_byte_size, FORM_data1)]),
-    5: (TAG_array, 1, [T]),
-    6: (TAG_subrange, 0, [(AT_count, FORM_data4)]),
-    7: (TAG_struct, 1, [N, S]),
-    8: (TAG_struct, 1, [S]),
-    9: (TAG_union, 1, [N, S]),
-    10: (TAG_union, 1, [S]),
-    11: (TAG_member, 0, [N, T, (AT_member_loc, FORM_data4)]),
-    12: (TAG_member, 0, [T, (AT_member_loc, FORM_data4)]),
-    13: (TAG_member, 0, [N, T, (AT_bit_offset, FORM_data4), (AT_bit_size, FORM_data1)]),
-    14: (TAG_member, 0, [T, (AT_bit_offset, FORM_data4), (AT_bit_size, FORM_data1)]),
-    15: (TAG_enum, 1, [N, S]),
-    16: (TAG_enum, 1, [S]),
-    17: (TAG_enumerator, 0, [N, (AT_const_value, FORM_sdata)]),
-    18: (TAG_struct, 0, [N, (AT_declaration, FORM_flag_present)]),
-    19: (TAG_union, 0, [N, (AT_declaration, FORM_flag_present)]),
-    20: (TAG_enum, 0, [N, (AT_declaration, FORM_flag_present)]),
-    21: (TAG_typedef, 0, [N, T]),
-    22: (TAG_typedef, 0, [N]),
-    23: (TAG_const, 0, [T]),
-    24: (TAG_const, 0, []),
-    25: (TAG_volatile, 0, [T]),
-    26: (TAG_volatile, 0, []),
-    27: (TAG_restrict, 0, [T]),
-    28: (TAG_restrict, 0, []),
-    29: (TAG_subroutine, 1, [(AT_prototyped, FORM_flag_present), T]),
-    30: (TAG_subroutine, 1, [(AT_prototyped, FORM_flag_present)]),
-    31: (TAG_fparam, 0, [T]),
-    32: (TAG_unspec_params, 0, []),
-    33: (TAG_unspec, 0, [N]),
-    34: (TAG_subprogram, 1, [N, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
-                            (AT_high_pc, FORM_data4), (AT_prototyped, FORM_flag_present), T]),
-    35: (TAG_subprogram, 1, [N, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
-                            (AT_high_pc, FORM_data4), (AT_prototyped, FORM_flag_present)]),
-    36: (TAG_fparam, 0, [N, T, L]),
-    37: (TAG_fparam, 0, [N, T]),
-    38: (TAG_fparam, 0, [T, L]),
-}
+# How a DIE holds the value of each form we use: fixed-size forms as a
+# struct code.  FORM_flag_present holds nothing (the abbreviation says it
+# all).  FORM_exprloc and FORM_sdata have a variable length, so the
+# struct cannot write them: an abbreviation may have one, as its last
+# attribute, which the caller appends after the fixed part.
+_FORM_STRUCT = {FORM_addr: "Q", FORM_data1: "B", FORM_data2: "H", FORM_data4: "I",
+                FORM_strp: "I", FORM_ref4: "I", FORM_flag_present: ""}
+_VARIABLE_FORMS = (FORM_exprloc, FORM_sdata)
+
+
+class Abbrev:
+    """One .debug_abbrev entry, and the writer of its DIEs.
+
+    die(*values) is the DIE's fixed part: its code, then the value of each
+    attribute of a fixed-size form, in declaration order.  A DW_AT_type
+    (FORM_ref4) is written as 0 and patched later: ref_back is how many
+    bytes before the end of die()'s output it starts."""
+
+    __slots__ = ("code", "tag", "children", "attrs", "die", "ref_back")
+
+    def __init__(self, code: int, tag: int, children: bool,
+                 attrs: tuple[tuple[int, int], ...]) -> None:
+        self.code, self.tag, self.children, self.attrs = code, tag, children, attrs
+        fmt = "<B"
+        ref_end = 0
+        for i, (_, form) in enumerate(attrs):
+            if form in _VARIABLE_FORMS:
+                assert i == len(attrs) - 1, "a variable-size form must come last"
+                continue
+            fmt += _FORM_STRUCT[form]
+            if form == FORM_ref4:
+                ref_end = struct.calcsize(fmt)
+        layout = struct.Struct(fmt)
+        # partial of the C pack: no Python frame per DIE (there are ~10^6)
+        self.die = functools.partial(layout.pack, code)
+        self.ref_back = layout.size - (ref_end - 4) if ref_end else 0
+
+
+# Every abbreviation, in code order (code = index + 1).
+ABBREVS: list[Abbrev] = []
+
+
+def _abbrev(tag: int, children: bool, *attrs: tuple[int, int]) -> Abbrev:
+    code = len(ABBREVS) + 1
+    # the DIE writers put the code in one byte: it must stay one ULEB byte
+    assert code < 128, "too many abbreviations for a one-byte code"
+    ab = Abbrev(code, tag, children, attrs)
+    ABBREVS.append(ab)
+    return ab
+
+
+NAME, TYPE, SIZE = (AT_name, FORM_strp), (AT_type, FORM_ref4), (AT_byte_size, FORM_data4)
+LOCATION, MEMBER_BYTE = (AT_location, FORM_exprloc), (AT_data_member_location, FORM_data4)
+# DWARF 4's data_bit_offset counts from the start of the struct, as BTF's
+# bit offset does: no storage unit, no endianness to work out
+MEMBER_BITS = ((AT_data_bit_offset, FORM_data4), (AT_bit_size, FORM_data1))
+DECLARATION, PROTOTYPED = (AT_declaration, FORM_flag_present), (AT_prototyped, FORM_flag_present)
+
+# BTF says "anonymous" and "void" with a 0 name or type; DWARF says them
+# by leaving DW_AT_name or DW_AT_type out, as compilers do (a pointer
+# without a type is gdb's `void *`).  So most DIE kinds come twice: with
+# the attribute and without it (_ANON, _VOID).
+AB_CU = _abbrev(TAG_cu, True, NAME, (AT_language, FORM_data2), (AT_producer, FORM_strp))
+AB_BASE = _abbrev(TAG_base, False, NAME, SIZE, (AT_encoding, FORM_data1))
+AB_PTR = _abbrev(TAG_ptr, False, (AT_byte_size, FORM_data1), TYPE)
+AB_PTR_VOID = _abbrev(TAG_ptr, False, (AT_byte_size, FORM_data1))
+AB_ARRAY = _abbrev(TAG_array, True, TYPE)
+AB_SUBRANGE = _abbrev(TAG_subrange, False, (AT_count, FORM_data4))
+AB_STRUCT = _abbrev(TAG_struct, True, NAME, SIZE)
+AB_STRUCT_ANON = _abbrev(TAG_struct, True, SIZE)
+AB_UNION = _abbrev(TAG_union, True, NAME, SIZE)
+AB_UNION_ANON = _abbrev(TAG_union, True, SIZE)
+AB_MEMBER = _abbrev(TAG_member, False, NAME, TYPE, MEMBER_BYTE)
+AB_MEMBER_ANON = _abbrev(TAG_member, False, TYPE, MEMBER_BYTE)
+AB_BITFIELD = _abbrev(TAG_member, False, NAME, TYPE, *MEMBER_BITS)
+AB_BITFIELD_ANON = _abbrev(TAG_member, False, TYPE, *MEMBER_BITS)
+AB_ENUM = _abbrev(TAG_enum, True, NAME, SIZE)
+AB_ENUM_ANON = _abbrev(TAG_enum, True, SIZE)
+AB_ENUMERATOR = _abbrev(TAG_enumerator, False, NAME, (AT_const_value, FORM_sdata))
+AB_STRUCT_DECL = _abbrev(TAG_struct, False, NAME, DECLARATION)
+AB_UNION_DECL = _abbrev(TAG_union, False, NAME, DECLARATION)
+AB_ENUM_DECL = _abbrev(TAG_enum, False, NAME, DECLARATION)
+AB_TYPEDEF = _abbrev(TAG_typedef, False, NAME, TYPE)
+AB_TYPEDEF_VOID = _abbrev(TAG_typedef, False, NAME)
+AB_CONST = _abbrev(TAG_const, False, TYPE)
+AB_CONST_VOID = _abbrev(TAG_const, False)
+AB_VOLATILE = _abbrev(TAG_volatile, False, TYPE)
+AB_VOLATILE_VOID = _abbrev(TAG_volatile, False)
+AB_RESTRICT = _abbrev(TAG_restrict, False, TYPE)
+AB_RESTRICT_VOID = _abbrev(TAG_restrict, False)
+AB_SUBROUTINE = _abbrev(TAG_subroutine, True, PROTOTYPED, TYPE)
+AB_SUBROUTINE_VOID = _abbrev(TAG_subroutine, True, PROTOTYPED)
+# a parameter's type only: a prototype's, or a function's unnamed one
+# with no location
+AB_PARAM_TYPE = _abbrev(TAG_fparam, False, TYPE)
+AB_VARARGS = _abbrev(TAG_unspec_params, False)              # `...`
+# the target of references to types with no DIE of their own: a type tag
+# of void, a BTF kind not translated (finish())
+AB_VOID = _abbrev(TAG_unspec, False, NAME)
+SUBPROGRAM = (NAME, (AT_external, FORM_flag_present), (AT_low_pc, FORM_addr),
+              (AT_high_pc, FORM_data4), PROTOTYPED)     # high_pc data4: a size
+AB_SUBPROGRAM = _abbrev(TAG_subprogram, True, *SUBPROGRAM, TYPE)
+AB_SUBPROGRAM_VOID = _abbrev(TAG_subprogram, True, *SUBPROGRAM)
+# a function's parameters: their location at entry (arg_locations());
+# without one gdb says <optimized out>
+AB_PARAM = _abbrev(TAG_fparam, False, NAME, TYPE, LOCATION)
+AB_PARAM_NOLOC = _abbrev(TAG_fparam, False, NAME, TYPE)
+AB_PARAM_ANON = _abbrev(TAG_fparam, False, TYPE, LOCATION)
+
+# a qualifier's abbreviations: with a type, of void
+_QUALIFIERS = {B.CONST: (AB_CONST, AB_CONST_VOID), B.VOLATILE: (AB_VOLATILE, AB_VOLATILE_VOID),
+               B.RESTRICT: (AB_RESTRICT, AB_RESTRICT_VOID)}
 
 
 def uleb(v: int) -> bytes:
@@ -131,21 +198,36 @@ def sleb(v: int) -> bytes:
 
 def abbrev_section() -> bytes:
     out = bytearray()
-    for code, (tag, children, attrs) in sorted(ABBREVS.items()):
-        out += uleb(code) + uleb(tag) + bytes([children])
-        for at, form in attrs:
+    for ab in ABBREVS:
+        out += uleb(ab.code) + uleb(ab.tag) + bytes([ab.children])
+        for at, form in ab.attrs:
             out += uleb(at) + uleb(form)
         out += b"\0\0"
     return bytes(out + b"\0")
 
 
 class Unit:
-    """One BTF blob placed in the generated DWARF."""
+    """One BTF blob placed in the generated DWARF: where its type ids and
+    its strings land among the other blobs'."""
 
     def __init__(self, b: B.Btf, label_base: int, str_base: int) -> None:
         self.btf = b
         self.label_base = label_base    # label of type id b.first
         self.str_base = str_base        # .debug_str offset of b.strings
+
+    def label(self, tid: int) -> int:
+        """The global label of a type id this blob refers to."""
+        b = self.btf
+        if tid < b.first:
+            return tid                  # vmlinux's, split BTF's base
+        return self.label_base + tid - b.first
+
+    def strp(self, off: int) -> int:
+        """.debug_str offset of a BTF name offset of this blob."""
+        b = self.btf
+        if off < b.str_base:
+            return off                  # a vmlinux string (split BTF)
+        return self.str_base + off - b.str_base
 
 
 def arg_locations(b: B.Btf, proto: int) -> list[tuple[str, int, Optional[bytes], str]]:
@@ -196,17 +278,33 @@ class DwarfGen:
     def __init__(self) -> None:
         self.units = []
         self.info = bytearray()
+        # type references, written as 0 until every DIE's offset is known:
+        # the offset of each in .info, and the label it refers to
         self.fix_pos = []
         self.fix_lab = []
         self.labels = 1                 # next free label; 0 is void
+        self.die_off = []               # label -> its DIE's offset (0: none)
+        self.alias = {}                 # TYPE_TAG label -> target label (0: void)
         self.str_blobs = []
         self.str_len = 0
         self.own_str = bytearray()
         self.own_str_map = {}
         self.funcs = []
         self._proto_cache = {}
+        # BTF kind -> the writer of its DIE.  TYPE_TAG has none (an alias);
+        # FUNC becomes a subprogram when kallsyms has it (add_function());
+        # VAR, DATASEC, DECL_TAG: nothing gdb needs, nothing refers to them.
+        self._emitters = {
+            B.INT: self._emit_int, B.FLOAT: self._emit_float,
+            B.PTR: self._emit_ptr, B.TYPEDEF: self._emit_typedef,
+            B.CONST: self._emit_qualifier, B.VOLATILE: self._emit_qualifier,
+            B.RESTRICT: self._emit_qualifier, B.ARRAY: self._emit_array,
+            B.STRUCT: self._emit_struct, B.UNION: self._emit_struct,
+            B.ENUM: self._emit_enum, B.ENUM64: self._emit_enum,
+            B.FWD: self._emit_fwd, B.FUNC_PROTO: self._emit_func_proto,
+        }
 
-    # strings -------------------------------------------------------------
+    # units and strings ---------------------------------------------------
     def add_unit(self, b: B.Btf) -> Unit:
         """Place a Btf (vmlinux first, then its split modules)."""
         if b.base is None:
@@ -220,13 +318,6 @@ class DwarfGen:
         self.units.append(u)
         return u
 
-    def _strp(self, u, off):
-        """.debug_str offset of BTF name offset off of unit u."""
-        b = u.btf
-        if off < b.str_base:
-            return off                  # a vmlinux string (split BTF)
-        return u.str_base + off - b.str_base
-
     def own(self, s: str) -> int:
         """A string of ours, after the BTF strings: every unit is added
         before finish() asks for one, so str_len is final."""
@@ -236,12 +327,6 @@ class DwarfGen:
             self.own_str += s.encode() + b"\0"
         return o
 
-    def _label(self, u, tid):
-        b = u.btf
-        if tid < b.first:
-            return tid                  # vmlinux's, split BTF's base
-        return u.label_base + tid - b.first
-
     # functions -----------------------------------------------------------
     def add_function(self, u: Unit, name: str, low: int, high: int, proto: int) -> None:
         """A subprogram of unit u at [low, high) with BTF FUNC_PROTO proto."""
@@ -249,184 +334,157 @@ class DwarfGen:
 
     # emission ------------------------------------------------------------
     def finish(self, cu_name: str = "gtp-btf") -> tuple[bytes, bytes, bytes]:
+        """(.debug_abbrev, .debug_info, .debug_str): the CU DIE, the void
+        DIE, every unit's types, every function; then the type references
+        patched, now that every DIE's offset is known."""
         out = self.info
-        out += b"\0" * 11               # CU header, written last
-        out.append(1)
-        out += struct.pack("<IHI", self.own(cu_name), LANG_C99,
-                           self.own("gtp-kernel-symbols (from BTF)"))
-        die = [0] * self.labels         # label -> DIE offset
-        alias = {}                      # TYPE_TAG label -> target label
+        out += bytes(_CU_HEADER.size)   # written last, when the length is known
+        out += AB_CU.die(self.own(cu_name), LANG_C99,
+                         self.own("gtp-kernel-symbols (from BTF)"))
+        self.die_off = [0] * self.labels
         void_die = len(out)
-        out += struct.pack("<BI", 33, self.own("void"))
+        out += AB_VOID.die(self.own("void"))
         for u in self.units:
-            self._emit_types(u, die, alias)
+            self._emit_types(u)
         for f in self.funcs:
-            self._emit_function(f)
+            self._emit_function(*f)
         out.append(0)                   # end of the CU's children
-        # type tags: resolve chains (void at the end -> the void DIE)
-        for lab in alias:
-            seen = 0
-            t = lab
-            while t in alias and seen < 64:
-                t = alias[t]
-                seen += 1
-            die[lab] = die[t] if t else void_die
-        pack = struct.pack_into
-        for pos, lab in zip(self.fix_pos, self.fix_lab):
-            pack("<I", out, pos, die[lab] or void_die)
-        struct.pack_into("<IHIB", out, 0, len(out) - 4, 4, 0, 8)
+        self._resolve_type_tags(void_die)
+        self._patch_type_refs(void_die)
+        _CU_HEADER.pack_into(out, 0, len(out) - 4, 4, 0, 8)
         strs = b"".join(self.str_blobs) + bytes(self.own_str)
         return abbrev_section(), bytes(out), strs
 
-    def _emit_types(self, u, die, alias):
-        b = u.btf
-        out = self.info
-        fpos, flab = self.fix_pos, self.fix_lab
-        w = b.words
-        kinds, vlens, kflags, noffs, sts, poss = b.kind, b.vlen, b.kflag, \
-            b.name_off, b.size_type, b.pos
-        strp = self._strp
-        label = self._label
-        P_I = struct.Struct("<BI").pack
-        P_II = struct.Struct("<BII").pack
-        P_IIB = struct.Struct("<BIIB").pack
-        P_III = struct.Struct("<BIII").pack
-        P_IIIB = struct.Struct("<BIIIB").pack
-        P_BI = struct.Struct("<BBI").pack
-        first = b.first
-        vm_str = b.str_base             # strings below: vmlinux's
-        ustr = u.str_base - vm_str
+    def _type_ref(self, ab: Abbrev, lab: int) -> None:
+        """The DIE of ab just written refers to label lab: patch it in
+        _patch_type_refs()."""
+        self.fix_pos.append(len(self.info) - ab.ref_back)
+        self.fix_lab.append(lab)
 
-        for j in range(len(kinds)):
-            k = kinds[j]
-            lab = u.label_base + j
-            no = noffs[j]
-            sp = no if no < vm_str else no + ustr
-            st = sts[j]
-            if k == B.STRUCT or k == B.UNION:
-                die[lab] = len(out)
-                if no:
-                    out += P_II(7 if k == B.STRUCT else 9, sp, st)
-                else:
-                    out += P_I(8 if k == B.STRUCT else 10, st)
-                p = poss[j]
-                kf = kflags[j]
-                flat = []
-                for m in range(vlens[j]):
-                    mno, mt, moff = w[p], w[p + 1], w[p + 2]
-                    p += 3
-                    bits = 0
-                    if kf:
-                        bits, moff = moff >> 24, moff & 0xffffff
-                    if not mno and self._anonymous_aggregate(b, mt):
-                        flat += self._flat_members(u, mt, moff)
-                        continue
-                    flat.append((mno if mno < vm_str else mno + ustr,
-                                 mt if mt < first else lab - j + mt - first, moff, bits))
-                for msp, mlab, moff, bits in flat:
-                    if bits or moff & 7:
-                        if msp:
-                            out += P_IIIB(13, msp, 0, moff, bits)
-                            fpos.append(len(out) - 9)
-                        else:
-                            out += P_IIB(14, 0, moff, bits)
-                            fpos.append(len(out) - 9)
-                    else:
-                        if msp:
-                            out += P_III(11, msp, 0, moff >> 3)
-                            fpos.append(len(out) - 8)
-                        else:
-                            out += P_II(12, 0, moff >> 3)
-                            fpos.append(len(out) - 8)
-                    flab.append(mlab)
-                out.append(0)
-            elif k == B.PTR or k == B.TYPEDEF or k == B.CONST or k == B.VOLATILE \
-                    or k == B.RESTRICT:
-                die[lab] = len(out)
-                if k == B.PTR:
-                    if st:
-                        out += P_BI(3, 8, 0)
-                    else:
-                        out += bytes((4, 8))
-                elif k == B.TYPEDEF:
-                    out += P_II(21, sp, 0) if st else P_I(22, sp)
-                else:
-                    code = {B.CONST: 23, B.VOLATILE: 25, B.RESTRICT: 27}[k]
-                    out += P_I(code, 0) if st else bytes((code + 1,))
-                if st:
-                    fpos.append(len(out) - 4)
-                    flab.append(st if st < first else lab - j + st - first)
-            elif k == B.FUNC_PROTO:
-                die[lab] = len(out)
-                if st:
-                    out += P_I(29, 0)
-                    fpos.append(len(out) - 4)
-                    flab.append(st if st < first else lab - j + st - first)
-                else:
-                    out.append(30)
-                p = poss[j]
-                for m in range(vlens[j]):
-                    pt = w[p + 1]
-                    p += 2
-                    if pt:
-                        out += P_I(31, 0)
-                        fpos.append(len(out) - 4)
-                        flab.append(pt if pt < first else lab - j + pt - first)
-                    else:
-                        out.append(32)
-                out.append(0)
-            elif k == B.ARRAY:
-                die[lab] = len(out)
-                p = poss[j]
-                et, n = w[p], w[p + 2]
-                out += P_I(5, 0)
-                fpos.append(len(out) - 4)
-                flab.append(et if et < first else lab - j + et - first)
-                out += P_I(6, n)
-                out.append(0)
-            elif k == B.INT:
-                die[lab] = len(out)
-                enc = w[poss[j]] >> 24
-                if enc & B.INT_BOOL:
-                    ate = ATE_boolean
-                elif enc & B.INT_CHAR or (st == 1 and b.str_at(no) == "char"):
-                    ate = ATE_signed_char if enc & B.INT_SIGNED else ATE_unsigned_char
-                else:
-                    ate = ATE_signed if enc & B.INT_SIGNED else ATE_unsigned
-                out += P_IIB(2, sp, st, ate)
-            elif k == B.ENUM or k == B.ENUM64:
-                die[lab] = len(out)
-                if not vlens[j] and not st:
-                    out += P_I(20, sp)
-                    continue
-                out += P_II(15, sp, st) if no else P_I(16, st)
-                p = poss[j]
-                signed = kflags[j]      # kind_flag: 1 signed, 0 unsigned
-                for m in range(vlens[j]):
-                    eno = w[p]
-                    if k == B.ENUM:
-                        v = w[p + 1]
-                        p += 2
-                        if signed and v & 0x80000000:
-                            v -= 1 << 32
-                    else:
-                        v = w[p + 1] | (w[p + 2] << 32)
-                        p += 3
-                        if signed and v >> 63:
-                            v -= 1 << 64
-                    out += P_I(17, eno if eno < vm_str else eno + ustr)
-                    out += sleb(v)
-                out.append(0)
-            elif k == B.FWD:
-                die[lab] = len(out)
-                out += P_I(19 if kflags[j] else 18, sp)
-            elif k == B.FLOAT:
-                die[lab] = len(out)
-                out += P_IIB(2, sp, st, ATE_float)
+    def _resolve_type_tags(self, void_die: int) -> None:
+        """A TYPE_TAG (`__user`, `__rcu`: btf_type_tag) means nothing to
+        gdb: a reference to one goes to the DIE of the type it tags, at the
+        end of a chain of tags (void: the void DIE)."""
+        die_off, alias = self.die_off, self.alias
+        for lab in alias:
+            hops = 0
+            t = lab
+            while t in alias and hops < 64:     # 64: a cycle in bad BTF ends
+                t = alias[t]
+                hops += 1
+            die_off[lab] = die_off[t] if t else void_die
+
+    def _patch_type_refs(self, void_die: int) -> None:
+        """Write each type reference's DIE offset; a label with no DIE (a
+        kind not translated) gets the void DIE."""
+        out, die_off = self.info, self.die_off
+        pack = _REF4.pack_into
+        for pos, lab in zip(self.fix_pos, self.fix_lab):
+            pack(out, pos, die_off[lab] or void_die)
+
+    # types -----------------------------------------------------------------
+    def _emit_types(self, u: Unit) -> None:
+        """A DIE for each type of unit u, in id order."""
+        out, die_off, emitters = self.info, self.die_off, self._emitters
+        b = u.btf
+        lab = u.label_base
+        for j, k in enumerate(b.kind):
+            emit = emitters.get(k)
+            if emit is not None:
+                die_off[lab] = len(out)
+                emit(u, j)
             elif k == B.TYPE_TAG:
-                alias[lab] = (st if st < first else lab - j + st - first) if st else 0
-            # FUNC: a subprogram when kallsyms has it; VAR, DATASEC,
-            # DECL_TAG: nothing gdb needs (and nothing refers to them)
+                st = b.size_type[j]
+                self.alias[lab] = u.label(st) if st else 0
+            lab += 1
+
+    def _emit_int(self, u: Unit, j: int) -> None:
+        b = u.btf
+        name, size = b.name_off[j], b.size_type[j]
+        enc = b.words[b.pos[j]] >> 24
+        if enc & B.INT_BOOL:
+            ate = ATE_boolean
+        elif enc & B.INT_CHAR or (size == 1 and b.str_at(name) == "char"):
+            # a char type whatever its BTF encoding says, so that gdb
+            # prints char arrays as strings
+            ate = ATE_signed_char if enc & B.INT_SIGNED else ATE_unsigned_char
+        else:
+            ate = ATE_signed if enc & B.INT_SIGNED else ATE_unsigned
+        self.info += AB_BASE.die(u.strp(name), size, ate)
+
+    def _emit_float(self, u: Unit, j: int) -> None:
+        b = u.btf
+        self.info += AB_BASE.die(u.strp(b.name_off[j]), b.size_type[j], ATE_float)
+
+    def _emit_ptr(self, u: Unit, j: int) -> None:
+        target = u.btf.size_type[j]
+        if target:
+            self.info += AB_PTR.die(8, 0)       # x86-64: 8-byte pointers
+            self._type_ref(AB_PTR, u.label(target))
+        else:
+            self.info += AB_PTR_VOID.die(8)
+
+    def _emit_typedef(self, u: Unit, j: int) -> None:
+        b = u.btf
+        name, target = u.strp(b.name_off[j]), b.size_type[j]
+        if target:
+            self.info += AB_TYPEDEF.die(name, 0)
+            self._type_ref(AB_TYPEDEF, u.label(target))
+        else:
+            self.info += AB_TYPEDEF_VOID.die(name)
+
+    def _emit_qualifier(self, u: Unit, j: int) -> None:
+        """CONST, VOLATILE, RESTRICT."""
+        b = u.btf
+        ab, ab_void = _QUALIFIERS[b.kind[j]]
+        target = b.size_type[j]
+        if target:
+            self.info += ab.die(0)
+            self._type_ref(ab, u.label(target))
+        else:
+            self.info += ab_void.die()
+
+    def _emit_array(self, u: Unit, j: int) -> None:
+        """An array type and its one subrange (BTF's multi-dimensional
+        arrays are arrays of arrays)."""
+        b = u.btf
+        p = b.pos[j]
+        elem, count = b.words[p], b.words[p + 2]    # p + 1: the index type
+        self.info += AB_ARRAY.die(0)
+        self._type_ref(AB_ARRAY, u.label(elem))
+        self.info += AB_SUBRANGE.die(count)
+        self.info.append(0)                         # end of the subranges
+
+    def _emit_struct(self, u: Unit, j: int) -> None:
+        """A STRUCT or UNION and its members, anonymous members' own lifted
+        in (_members())."""
+        b = u.btf
+        name, size = b.name_off[j], b.size_type[j]
+        if b.kind[j] == B.STRUCT:
+            ab, ab_anon = AB_STRUCT, AB_STRUCT_ANON
+        else:
+            ab, ab_anon = AB_UNION, AB_UNION_ANON
+        self.info += ab.die(u.strp(name), size) if name else ab_anon.die(size)
+        for strp, lab, bit_off, bits in self._members(u, b.first + j, 0):
+            self._emit_member(strp, lab, bit_off, bits)
+        self.info.append(0)                         # end of the members
+
+    def _emit_member(self, strp: int, lab: int, bit_off: int, bits: int) -> None:
+        """A member named strp (0: unnamed) of type label lab at bit offset
+        bit_off, of bits bits if a bitfield (BTF with kind_flag 0 keeps a
+        bitfield's width in its int type: then only its offset, off a byte
+        boundary, tells)."""
+        bitfield = bits or bit_off & 7
+        if strp and bitfield:
+            ab, die = AB_BITFIELD, AB_BITFIELD.die(strp, 0, bit_off, bits)
+        elif strp:
+            ab, die = AB_MEMBER, AB_MEMBER.die(strp, 0, bit_off >> 3)
+        elif bitfield:
+            ab, die = AB_BITFIELD_ANON, AB_BITFIELD_ANON.die(0, bit_off, bits)
+        else:
+            ab, die = AB_MEMBER_ANON, AB_MEMBER_ANON.die(0, bit_off >> 3)
+        self.info += die
+        self._type_ref(ab, lab)
 
     @staticmethod
     def _anonymous_aggregate(b, tid):
@@ -438,10 +496,11 @@ class DwarfGen:
         j = tid - o.first
         return o.kind[j] in (B.STRUCT, B.UNION) and o.vlen[j]
 
-    def _flat_members(self, u, tid, base):
-        """[(strp, label, bit offset, bitfield bits)] of an anonymous
-        struct/union's members, as members of the struct holding it (at
-        bit offset base), recursively.
+    def _members(self, u: Unit, tid: int, base: int) -> list[tuple[int, int, int, int]]:
+        """[(strp, label, bit offset, bitfield bits)] of the members of
+        struct/union tid (of unit u or its base) placed at bit offset base,
+        with the members of an anonymous struct/union member in its place,
+        recursively.
 
         gdb's tracepoint bytecode compiler cannot look into anonymous
         unions (gen_struct_ref in ax-gdb.c, gdb 13..18: "Couldn't find
@@ -459,32 +518,93 @@ class DwarfGen:
             mno, mt, moff = w[p], w[p + 1], w[p + 2]
             p += 3
             bits = 0
-            if kf:
+            if kf:                      # kind_flag: bitfield size in the offset's top byte
                 bits, moff = moff >> 24, moff & 0xffffff
             if not mno and self._anonymous_aggregate(o, mt):
-                out += self._flat_members(ou, mt, base + moff)
+                out += self._members(ou, mt, base + moff)
                 continue
-            out.append((self._strp(ou, mno) if mno else 0, self._label(ou, mt),
-                        base + moff, bits))
+            out.append((ou.strp(mno) if mno else 0, ou.label(mt), base + moff, bits))
         return out
 
-    def _emit_function(self, f):
-        u, name, low, high, proto = f
-        out = self.info
-        ret, body, fix = self._params(u, proto)
+    def _emit_enum(self, u: Unit, j: int) -> None:
+        """An ENUM or ENUM64 and its enumerators; without either values or
+        a size, a declaration (`enum foo;`)."""
+        b = u.btf
+        name, size = b.name_off[j], b.size_type[j]
+        if not b.vlen[j] and not size:
+            self.info += AB_ENUM_DECL.die(u.strp(name))
+            return
+        self.info += AB_ENUM.die(u.strp(name), size) if name else AB_ENUM_ANON.die(size)
+        for strp, value in self._enumerators(u, j):
+            self.info += AB_ENUMERATOR.die(strp) + sleb(value)
+        self.info.append(0)                         # end of the enumerators
+
+    @staticmethod
+    def _enumerators(u: Unit, j: int) -> list[tuple[int, int]]:
+        """[(strp, value)] of an ENUM (name, u32) or ENUM64 (name, lo32,
+        hi32); kind_flag says whether the values are signed."""
+        b = u.btf
+        w, p = b.words, b.pos[j]
+        signed = b.kflag[j]
+        out = []
+        for _ in range(b.vlen[j]):
+            name = w[p]
+            if b.kind[j] == B.ENUM:
+                v = w[p + 1]
+                p += 2
+                if signed and v & 0x80000000:
+                    v -= 1 << 32
+            else:
+                v = w[p + 1] | (w[p + 2] << 32)
+                p += 3
+                if signed and v >> 63:
+                    v -= 1 << 64
+            out.append((u.strp(name), v))
+        return out
+
+    def _emit_fwd(self, u: Unit, j: int) -> None:
+        """A forward declaration: kind_flag 1 a union, 0 a struct."""
+        b = u.btf
+        ab = AB_UNION_DECL if b.kflag[j] else AB_STRUCT_DECL
+        self.info += ab.die(u.strp(b.name_off[j]))
+
+    def _emit_func_proto(self, u: Unit, j: int) -> None:
+        """A FUNC_PROTO: a prototyped subroutine type and its parameters'
+        types.  (Parameter names belong to a function's DIE: _params().)"""
+        b = u.btf
+        ret = b.size_type[j]
         if ret:
-            out += _SUB.pack(34, self.own(name), low, high - low, 0)
-            self.fix_pos.append(len(out) - 4)
-            self.fix_lab.append(ret)
+            self.info += AB_SUBROUTINE.die(0)
+            self._type_ref(AB_SUBROUTINE, u.label(ret))
         else:
-            out += _SUB_VOID.pack(35, self.own(name), low, high - low)
+            self.info += AB_SUBROUTINE_VOID.die()
+        w, p = b.words, b.pos[j]
+        for k in range(b.vlen[j]):
+            t = w[p + 2 * k + 1]                    # (name, type) pairs
+            if t:
+                self.info += AB_PARAM_TYPE.die(0)
+                self._type_ref(AB_PARAM_TYPE, u.label(t))
+            else:
+                self.info += AB_VARARGS.die()       # type 0 last: `...`
+        self.info.append(0)                         # end of the parameters
+
+    # functions -------------------------------------------------------------
+    def _emit_function(self, u: Unit, name: str, low: int, high: int, proto: int) -> None:
+        """A subprogram at [low, high) and its located parameters."""
+        ret, body, refs = self._params(u, proto)
+        out = self.info
+        if ret:
+            out += AB_SUBPROGRAM.die(self.own(name), low, high - low, 0)
+            self._type_ref(AB_SUBPROGRAM, ret)
+        else:
+            out += AB_SUBPROGRAM_VOID.die(self.own(name), low, high - low)
         base = len(out)
         out += body
-        for rel, lab in fix:
+        for rel, lab in refs:
             self.fix_pos.append(base + rel)
             self.fix_lab.append(lab)
 
-    def _params(self, u, proto):
+    def _params(self, u: Unit, proto: int) -> tuple[int, bytes, list[tuple[int, int]]]:
         """(return type label, the parameter DIEs, [(offset, label)] of
         their type references) of a FUNC_PROTO: the same for every function
         of that prototype (two functions per prototype, on average), so made
@@ -496,30 +616,28 @@ class DwarfGen:
         b = u.btf
         ret = b.type_ref(proto)
         out = bytearray()
-        fix = []
+        refs = []
         for pname, t, loc, _ in arg_locations(b, proto):
             if t == 0:
-                out.append(32)
+                out += AB_VARARGS.die()
                 continue
             if pname and loc is not None:
-                out += struct.pack("<BII", 36, self.own(pname), 0)
-                fix.append(len(out) - 4)
-                out += uleb(len(loc)) + loc
+                ab, die = AB_PARAM, AB_PARAM.die(self.own(pname), 0)
             elif pname:
-                out += struct.pack("<BII", 37, self.own(pname), 0)
-                fix.append(len(out) - 4)
+                ab, die = AB_PARAM_NOLOC, AB_PARAM_NOLOC.die(self.own(pname), 0)
             elif loc is not None:
-                out += struct.pack("<BI", 38, 0)
-                fix.append(len(out) - 4)
-                out += uleb(len(loc)) + loc
+                ab, die = AB_PARAM_ANON, AB_PARAM_ANON.die(0)
             else:
-                out += struct.pack("<BI", 31, 0)
-                fix.append(len(out) - 4)
-            fix[-1] = (fix[-1], self._label(u, t))
-        out.append(0)
-        hit = self._proto_cache[key] = (self._label(u, ret) if ret else 0, bytes(out), fix)
+                ab, die = AB_PARAM_TYPE, AB_PARAM_TYPE.die(0)
+            out += die
+            refs.append((len(out) - ab.ref_back, u.label(t)))
+            if loc is not None:
+                out += uleb(len(loc)) + loc         # FORM_exprloc
+        out.append(0)                               # end of the parameters
+        hit = self._proto_cache[key] = (u.label(ret) if ret else 0, bytes(out), refs)
         return hit
 
 
-_SUB = struct.Struct("<BIQII")
-_SUB_VOID = struct.Struct("<BIQI")
+# unit_length, version, debug_abbrev_offset, address_size
+_CU_HEADER = struct.Struct("<IHIB")
+_REF4 = struct.Struct("<I")

@@ -63,18 +63,33 @@ def build(owners: dict[Optional[str], list[ksyms.Sym]], btf_dir: str = "/sys/ker
     vmlinux is loaded: its types are, the modules' BTF refers to them).
     """
     st = Stats()
+    gen = dwarfgen.DwarfGen()
+    if modules is None:
+        modules = sorted(o for o in owners if o is not None)
+    units = _add_units(gen, st, btf_dir, modules, vmlinux, kernel)
+    texts, syms = _add_functions(gen, st, owners, units)
+    abbrev, info, strs = gen.finish()
+    data = elfgen.build(texts, syms, [(".debug_abbrev", abbrev), (".debug_info", info),
+                                      (".debug_str", strs)])
+    return data, st
+
+
+def _add_units(gen: dwarfgen.DwarfGen, st: Stats, btf_dir: str,
+               modules: Iterable[Optional[str]], vmlinux: Optional[B.Btf],
+               kernel: bool) -> list[tuple[Optional[str], Optional[dwarfgen.Unit]]]:
+    """Add vmlinux's BTF, then each module's, to gen: [(owner, its unit or
+    None without BTF)] of the kernel (when kernel) and each module.
+    vmlinux's types go in even when its functions do not: the modules'
+    split BTF refers to them."""
     vm = vmlinux
     if vm is None and os.path.exists(os.path.join(btf_dir, "vmlinux")):
         vm = read_btf(btf_dir, "vmlinux")
-    gen = dwarfgen.DwarfGen()
     vu = None
     if vm is not None:
         vu = gen.add_unit(vm)
         st.types += vm.count - 1
     else:
         st.kernel_btf = False
-    if modules is None:
-        modules = sorted(o for o in owners if o is not None)
     units = [(None, vu)] if kernel else []
     for m in modules:
         try:
@@ -88,6 +103,15 @@ def build(owners: dict[Optional[str], list[ksyms.Sym]], btf_dir: str = "/sys/ker
         units.append((m, gen.add_unit(mb)))
         st.types += mb.count - mb.first
         st.modules.append(m)
+    return units
+
+
+def _add_functions(gen: dwarfgen.DwarfGen, st: Stats, owners: dict[Optional[str], list[ksyms.Sym]],
+                   units: list[tuple[Optional[str], Optional[dwarfgen.Unit]]]
+                   ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int, int]]]:
+    """(texts, syms) for elfgen.build(): a text section per owner with
+    functions, spanning them, and every function in .symtab; add to gen a
+    subprogram for each function its owner's BTF describes."""
     texts, syms = [], []
     for owner, u in units:
         fns = ksyms.functions(owners.get(owner, []))
@@ -106,7 +130,4 @@ def build(owners: dict[Optional[str], list[ksyms.Sym]], btf_dir: str = "/sys/ker
                 gen.add_function(u, name, a, e, proto)
                 st.described += 1
     st.funcs = len(syms)
-    abbrev, info, strs = gen.finish()
-    data = elfgen.build(texts, syms, [(".debug_abbrev", abbrev), (".debug_info", info),
-                                      (".debug_str", strs)])
-    return data, st
+    return texts, syms
