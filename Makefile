@@ -101,11 +101,15 @@ check-debug: $(E2E_HOST_BINS)
 # makes check leave those three to it rather than run them twice (they are
 # most of check's time, on one CPU).  .ci/run runs the plain make check.
 GUEST_CHECKS := lockdown-check replay-check
+# The steps before the e2e suite run one job per CPU (their output kept
+# whole per target): on two CPUs that halves the part of make check that
+# is not the guests.
+JOBS := $(shell nproc)
 check: deps
-	$(MAKE) modules
-	$(MAKE) tools
-	$(MAKE) unit
-	$(if $(CHECK_EXTRA),$(MAKE) $(filter-out $(if $(MATRIX_FOLLOWS),$(GUEST_CHECKS)),$(CHECK_EXTRA)))
+	$(MAKE) -j$(JOBS) modules
+	$(MAKE) -j$(JOBS) tools
+	$(MAKE) -j$(JOBS) unit
+	$(if $(CHECK_EXTRA),$(MAKE) -j$(JOBS) --output-sync=target $(filter-out $(if $(MATRIX_FOLLOWS),$(GUEST_CHECKS)),$(CHECK_EXTRA)))
 	$(if $(MATRIX_FOLLOWS),@echo "check: e2e + lockdown-check + replay-check are left to check-matrix",$(MAKE) e2e)
 
 demo: deps
