@@ -2,9 +2,9 @@
 /*
  * gtp_glue.h - the kernel-only parts of gtptrace.ko, as main.c wires them.
  *
- * main.c calls the init/exit pairs in order under gtp_mutex and hands the
- * core the rest as its struct gtp_host_ops (core/host.h): the core never
- * calls these by name.
+ * main.c calls the init/exit pairs in the order of its gtp_parts[] and
+ * hands the core the rest as its struct gtp_host_ops (core/host.h): the
+ * core never calls these by name.
  */
 #ifndef GTP_GLUE_H
 #define GTP_GLUE_H
@@ -57,12 +57,22 @@ int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max);
 
-/* main.c: root, lockdown, one opener, module pinned: every proc file's open */
-int gtp_proc_claim(atomic_t *open_count);
-void gtp_proc_unclaim(atomic_t *open_count);
+/*
+ * What main.c hands a proc file beside /proc/gtp at init, so that the
+ * file calls nothing of main.c by name.
+ */
+struct gtp_proc_access {
+	struct mutex *lock;		/* gtp_mutex: excludes gdb's packets */
+	/*
+	 * Every open's first step: root, lockdown, one opener (the file's
+	 * own @open_count), the module pinned.  0 or -errno.
+	 */
+	int (*claim)(atomic_t *open_count);
+	void (*unclaim)(atomic_t *open_count);	/* the release's last */
+};
 
 /* stream.c: /proc/gtp_stream, the live consumer (core/stream.h) */
-int gtp_stream_file_init(void);
+int gtp_stream_file_init(const struct gtp_proc_access *access);
 void gtp_stream_file_exit(void);
 
 /* static_tp.c: the kernel's TRACE_EVENTs as static tracepoint markers */

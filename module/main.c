@@ -77,17 +77,16 @@ static void gtp_update_hints(struct gtp_conn *gc)
 	WRITE_ONCE(gtp_room, rsp_out_has_room(&gc->rsp));
 }
 
-/**
- * gtp_proc_claim() - what opening any gtp proc file takes first
- * @open_count: that file's opener count (0 or 1)
- *
- * Root only; under lockdown refused as /proc/kcore and kprobe_events are;
- * one opener at a time; the module pinned while open.  Undone by
- * gtp_proc_unclaim().
+/*
+ * What opening any gtp proc file takes first: root only; under lockdown
+ * refused as /proc/kcore and kprobe_events are; one opener at a time
+ * (@open_count is that file's, 0 or 1); the module pinned while open.
+ * Undone by proc_unclaim().  /proc/gtp_stream gets both through
+ * gtp_proc_access.
  *
  * Return: 0, -EPERM, lockdown's error, -EBUSY or -ENODEV.
  */
-int gtp_proc_claim(atomic_t *open_count)
+static int proc_claim(atomic_t *open_count)
 {
 	int ret;
 
@@ -105,7 +104,7 @@ int gtp_proc_claim(atomic_t *open_count)
 	return 0;
 }
 
-void gtp_proc_unclaim(atomic_t *open_count)
+static void proc_unclaim(atomic_t *open_count)
 {
 	atomic_set(open_count, 0);
 	module_put(THIS_MODULE);
@@ -116,7 +115,7 @@ static int gtp_open(struct inode *inode, struct file *file)
 	struct gtp_file *f;
 	int ret;
 
-	ret = gtp_proc_claim(&gtp_open_count);
+	ret = proc_claim(&gtp_open_count);
 	if (ret)
 		return ret;
 
@@ -139,7 +138,7 @@ static int gtp_open(struct inode *inode, struct file *file)
 err_free:
 	kfree(f);
 err_put:
-	gtp_proc_unclaim(&gtp_open_count);
+	proc_unclaim(&gtp_open_count);
 	return -ENOMEM;
 }
 
@@ -151,7 +150,7 @@ static int gtp_release(struct inode *inode, struct file *file)
 	gtp_conn_close(f->gc);
 	mutex_unlock(&gtp_mutex);
 	kfree(f);
-	gtp_proc_unclaim(&gtp_open_count);
+	proc_unclaim(&gtp_open_count);
 	return 0;
 }
 
@@ -293,84 +292,131 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 
-/* Register every area's packets, core first. */
-static int gtp_glue_init(void)
-{
-	int ret;
+static const struct gtp_proc_access gtp_access = {
+	.lock		= &gtp_mutex,
+	.claim		= proc_claim,
+	.unclaim	= proc_unclaim,
+};
 
+static int part_host_init(void)
+{
 	gtp_host_register(&gtp_kernel_host);
-	gtp_packets_init();
+	return 0;
+}
+
+static int part_packets_init(void)
+{
+	gtp_packets_init();	/* the base packets: first in dispatch */
+	return 0;
+}
+
+static int part_trace_init(void)
+{
 	gtp_trace_init();
-	/* Resolve the JIT's executable memory now, not at the first QTDP. */
-	gtp_exec_init();
-	ret = gtp_kprobe_init();
-	if (ret)
-		return ret;
-	ret = gtp_static_tp_init();
-	if (ret)
-		gtp_kprobe_exit();
-	return ret;
+	return 0;
 }
 
-/* Stop every probe before the code and data they use go away. */
-static void gtp_glue_exit(void)
+static int part_stream_init(void)
 {
-	gtp_static_tp_exit();
-	gtp_kprobe_exit();
-	gtp_trace_exit();
-	gtp_exec_exit();
+	return gtp_stream_file_init(&gtp_access);
 }
 
-static int __init gtp_init(void)
+static int part_proc_init(void)
 {
-	int ret;
-
-	mutex_lock(&gtp_mutex);
-	ret = gtp_glue_init();
-	mutex_unlock(&gtp_mutex);
-	if (ret)
-		return ret;
-
 	gtp_proc = proc_create("gtp", 0600, NULL, &gtp_proc_ops);
 	if (!gtp_proc) {
 		pr_err("cannot create /proc/gtp\n");
-		ret = -ENOMEM;
-		goto err_glue;
+		return -ENOMEM;
 	}
-	ret = gtp_stream_file_init();
-	if (ret) {
-		proc_remove(gtp_proc);
-		goto err_glue;
-	}
-	/* Outside gtp_mutex: the notifier takes it. */
-	ret = gtp_mod_pin_init();
-	if (ret) {
-		gtp_stream_file_exit();
-		proc_remove(gtp_proc);
-		goto err_glue;
-	}
-	pr_info("ready: gdb -ex 'target remote /proc/gtp'\n");
 	return 0;
-
-err_glue:
-	mutex_lock(&gtp_mutex);
-	gtp_glue_exit();
-	mutex_unlock(&gtp_mutex);
-	return ret;
 }
 
-static void __exit gtp_exit(void)
+/* Readers and writers blocked on /proc/gtp wake to EOF, then it goes. */
+static void part_proc_exit(void)
 {
 	WRITE_ONCE(gtp_exiting, true);
 	wake_up_interruptible_all(&gtp_wait);
 	proc_remove(gtp_proc);
-	gtp_stream_file_exit();
-	/* Waits for a running notifier, which takes gtp_mutex. */
-	gtp_mod_pin_exit();
+}
 
-	mutex_lock(&gtp_mutex);
-	gtp_glue_exit();
-	mutex_unlock(&gtp_mutex);
+/*
+ * The module's parts in init order; exit, and a failed init's unwinding,
+ * run them backwards.  So the proc files come last and go first: nobody
+ * opens one before every part is up.  Every probe stops (static_tp,
+ * kprobe) before the tracepoints, frames and JIT images they use go
+ * (trace), and those before the executable memory (exec).  @locked parts
+ * run under gtp_mutex, consecutive ones in one critical section: a
+ * module parameter write (static_debug) never finds them half done.
+ */
+static const struct gtp_part {
+	int (*init)(void);
+	void (*exit)(void);		/* NULL: nothing to undo */
+	bool locked;
+} gtp_parts[] = {
+	{ part_host_init,	NULL,			true },
+	/* Resolve the JIT's executable memory now, not at the first QTDP. */
+	{ gtp_exec_init,	gtp_exec_exit,		true },
+	{ part_packets_init,	NULL,			true },
+	{ part_trace_init,	gtp_trace_exit,		true },
+	{ gtp_kprobe_init,	gtp_kprobe_exit,	true },
+	{ gtp_static_tp_init,	gtp_static_tp_exit,	true },
+	/* Outside gtp_mutex: the notifier takes it. */
+	{ gtp_mod_pin_init,	gtp_mod_pin_exit,	false },
+	{ part_stream_init,	gtp_stream_file_exit,	false },
+	{ part_proc_init,	part_proc_exit,		false },
+};
+
+/* Take or drop gtp_mutex as the next part wants it. */
+static void part_lock(bool *held, bool want)
+{
+	if (want && !*held)
+		mutex_lock(&gtp_mutex);
+	else if (!want && *held)
+		mutex_unlock(&gtp_mutex);
+	*held = want;
+}
+
+/* Exit the first @n parts, last first. */
+static void parts_exit(unsigned int n)
+{
+	const struct gtp_part *p;
+	bool held = false;
+
+	while (n--) {
+		p = &gtp_parts[n];
+		part_lock(&held, p->locked);
+		if (p->exit)
+			p->exit();
+	}
+	part_lock(&held, false);
+}
+
+static int __init gtp_init(void)
+{
+	const struct gtp_part *p;
+	bool held = false;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(gtp_parts); i++) {
+		p = &gtp_parts[i];
+		part_lock(&held, p->locked);
+		ret = p->init();
+		if (ret)
+			break;
+	}
+	part_lock(&held, false);
+	if (ret) {
+		parts_exit(i);	/* each part said why it failed */
+		return ret;
+	}
+	pr_info("ready: gdb -ex 'target remote /proc/gtp'\n");
+	return 0;
+}
+
+static void __exit gtp_exit(void)
+{
+	parts_exit(ARRAY_SIZE(gtp_parts));
 }
 
 module_init(gtp_init);

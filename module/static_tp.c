@@ -379,32 +379,32 @@ static void reply_marker(struct gtp_conn *gc, const struct gtp_marker *m)
 }
 
 /*
- * qTfSTM/qTsSTM: as many markers per reply as fit.  The cursor is an index
- * into the list: if a module comes or goes between two packets, gdb may see
- * a marker twice or miss one, never a freed one.
+ * qTfSTM/qTsSTM: as many markers per reply as fit.  The cursor
+ * (gc->stm_upload) is an index into the list: if a module comes or goes
+ * between two packets, gdb may see a marker twice or miss one, never a
+ * freed one.
  */
-static unsigned int stm_cursor;
-
 static void reply_markers(struct gtp_conn *gc)
 {
+	struct gtp_stm_upload *cur = &gc->stm_upload;
 	struct gtp_marker *m;
 	unsigned int i = 0, sent = 0;
 
 	mutex_lock(&gtp_static_mutex);
 	list_for_each_entry(m, &markers, list) {
-		if (i++ < stm_cursor)
+		if (i++ < cur->next)
 			continue;
 		/* +1: the 'm' or ',' before it */
 		if (rsp_reply_room(gtp_rsp(gc)) < marker_len(m) + 1) {
 			if (sent)
 				break;
-			stm_cursor++;	/* too big for any reply: skip it */
+			cur->next++;	/* too big for any reply: skip it */
 			continue;
 		}
 		gtp_reply(gc, sent ? "," : "m");
 		reply_marker(gc, m);
 		sent++;
-		stm_cursor++;
+		cur->next++;
 	}
 	mutex_unlock(&gtp_static_mutex);
 	if (!sent)
@@ -413,7 +413,7 @@ static void reply_markers(struct gtp_conn *gc)
 
 static void pkt_qtfstm(struct gtp_conn *gc, char *args)
 {
-	stm_cursor = 0;
+	gc->stm_upload.next = 0;
 	reply_markers(gc);
 }
 

@@ -41,13 +41,14 @@ struct stream_file {
 
 static struct proc_dir_entry *stream_proc;
 static atomic_t stream_open_count = ATOMIC_INIT(0);
+static const struct gtp_proc_access *stream_access;	/* main.c's, from init */
 
 static int stream_file_open(struct inode *inode, struct file *file)
 {
 	struct stream_file *f;
 	int ret;
 
-	ret = gtp_proc_claim(&stream_open_count);
+	ret = stream_access->claim(&stream_open_count);
 	if (ret)
 		return ret;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
@@ -57,9 +58,9 @@ static int stream_file_open(struct inode *inode, struct file *file)
 	f->bounce = kvmalloc(STREAM_BOUNCE, GFP_KERNEL);
 	if (!f->bounce)
 		goto err_free;
-	mutex_lock(&gtp_mutex);
+	mutex_lock(stream_access->lock);
 	f->s = gtp_stream_open();
-	mutex_unlock(&gtp_mutex);
+	mutex_unlock(stream_access->lock);
 	if (!f->s)
 		goto err_free;
 	file->private_data = f;
@@ -69,7 +70,7 @@ err_free:
 	kvfree(f->bounce);
 	kfree(f);
 err_unclaim:
-	gtp_proc_unclaim(&stream_open_count);
+	stream_access->unclaim(&stream_open_count);
 	return -ENOMEM;
 }
 
@@ -77,12 +78,12 @@ static int stream_file_release(struct inode *inode, struct file *file)
 {
 	struct stream_file *f = file->private_data;
 
-	mutex_lock(&gtp_mutex);
+	mutex_lock(stream_access->lock);
 	gtp_stream_close(f->s);
-	mutex_unlock(&gtp_mutex);
+	mutex_unlock(stream_access->lock);
 	kvfree(f->bounce);
 	kfree(f);
-	gtp_proc_unclaim(&stream_open_count);
+	stream_access->unclaim(&stream_open_count);
 	return 0;
 }
 
@@ -103,12 +104,12 @@ static ssize_t stream_file_read(struct file *file, char __user *ubuf, size_t cou
 	count = min_t(size_t, count, STREAM_BOUNCE);
 	if (mutex_lock_interruptible(&f->rlock))
 		return -ERESTARTSYS;
-	if (mutex_lock_interruptible(&gtp_mutex)) {
+	if (mutex_lock_interruptible(stream_access->lock)) {
 		mutex_unlock(&f->rlock);
 		return -ERESTARTSYS;
 	}
 	ret = gtp_stream_read(f->s, stream_copy, f->bounce, count);
-	mutex_unlock(&gtp_mutex);
+	mutex_unlock(stream_access->lock);
 	/* outside gtp_mutex: this may fault and wait on the reader's memory */
 	if (ret > 0 && copy_to_user(ubuf, f->bounce, ret))
 		ret = -EFAULT;
@@ -123,8 +124,9 @@ static const struct proc_ops stream_proc_ops = {
 	.proc_lseek	= GTP_PROC_NO_LSEEK,
 };
 
-int gtp_stream_file_init(void)
+int gtp_stream_file_init(const struct gtp_proc_access *access)
 {
+	stream_access = access;
 	stream_proc = proc_create("gtp_stream", 0400, NULL, &stream_proc_ops);
 	if (!stream_proc) {
 		pr_err("cannot create /proc/gtp_stream\n");

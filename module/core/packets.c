@@ -97,15 +97,6 @@ void gtp_conn_close(struct gtp_conn *gc)
 	for (t = tables; t; t = t->next)
 		if (t->on_close)
 			t->on_close(gc);
-	gtp_conn_free(gc);
-}
-
-/*
- * Free a connection without telling the areas: for the consumer's private
- * connection (core/stream.c), whose going away must not stop the trace.
- */
-void gtp_conn_free(struct gtp_conn *gc)
-{
 	rsp_destroy(&gc->rsp);
 	gtp_free(gc->scratch);
 	gtp_free(gc);

@@ -32,18 +32,47 @@ struct gtp_view_ops {
 	size_t (*mem)(struct gtp_conn *gc, u64 addr, u8 *buf, size_t len);
 };
 
+/*
+ * Cursors of the packets that hand a table out piece by piece, one struct
+ * per table.  Each is touched only by the file named above it, the one
+ * that answers those packets; code that needs a table's text calls that
+ * file's formatter (the stream's definitions do) instead of asking with
+ * packets.
+ */
+/* tp_upload.c: qTfP/qTsP */
+struct gtp_tp_upload {
+	u32 tp;			/* the location, in gtp_tps order */
+	u32 piece;		/* its piece to send next */
+};
+
+/* tsv.c: qTfV/qTsV */
+struct gtp_tsv_upload {
+	u32 next;		/* the variable to send next */
+};
+
+/* traceframe.c: qTBuffer */
+struct gtp_tbuffer_pos {
+	u64 idx, off;		/* last frame read and its offset */
+};
+
+/* module/static_tp.c: qTfSTM/qTsSTM */
+struct gtp_stm_upload {
+	unsigned int next;	/* the marker to send next */
+};
+
 struct gtp_conn {
 	struct rsp_conn rsp;
 	const struct gtp_view_ops *view;
 	u8 *scratch;			/* RSP_PKT_MAX bytes for handlers */
 	bool killed;			/* gdb sent 'k' */
 
-	/* tracepoint state seen by this connection (tracepoint.c) */
-	long frame;			/* selected trace frame, -1 = live */
-	u32 upload_pos;			/* qTfP/qTsP cursor */
-	u32 upload_sub;
-	u32 tsv_upload_pos;		/* qTfV/qTsV cursor */
-	u64 buf_idx, buf_off;		/* qTBuffer: last frame and its offset */
+	/* selected trace frame, -1 = live (traceframe.c selects it) */
+	long frame;
+
+	struct gtp_tp_upload tp_upload;
+	struct gtp_tsv_upload tsv_upload;
+	struct gtp_tbuffer_pos tbuffer;
+	struct gtp_stm_upload stm_upload;
 };
 
 #define GTP_PKT_EXACT	0x1	/* name must match the whole packet */
@@ -68,7 +97,6 @@ void gtp_packets_init(void);
 
 struct gtp_conn *gtp_conn_open(void);
 void gtp_conn_close(struct gtp_conn *gc);
-void gtp_conn_free(struct gtp_conn *gc);
 void gtp_dispatch(struct gtp_conn *gc, char *pkt, size_t len);
 
 /* Reply helpers for handlers. */

@@ -359,6 +359,21 @@ size_t rsp_reply_room(const struct rsp_conn *c)
 	return RSP_PKT_MAX - c->reply_len;
 }
 
+char *rsp_reply_tail(struct rsp_conn *c, size_t *size)
+{
+	*size = RSP_PKT_MAX - c->reply_len + 1;
+	return c->reply + c->reply_len;
+}
+
+void rsp_reply_added(struct rsp_conn *c, int n)
+{
+	if (n < 0 || (size_t)n > RSP_PKT_MAX - c->reply_len) {
+		c->reply_overflow = true;
+		return;
+	}
+	c->reply_len += n;
+}
+
 void rsp_reply_reset(struct rsp_conn *c)
 {
 	c->reply_len = 0;

@@ -94,6 +94,16 @@ void rsp_reply_printf(struct rsp_conn *c, const char *fmt, ...)
 size_t rsp_reply_room(const struct rsp_conn *c);
 void rsp_reply_reset(struct rsp_conn *c);
 
+/*
+ * For a formatter with snprintf()'s contract, which other code also calls
+ * into its own buffers (the stream's definitions use the upload
+ * formatters): where it writes the reply's next bytes and how much room
+ * it has, NUL included; then what it returned, which rsp_reply_added()
+ * checks for room as rsp_reply_printf() does.
+ */
+char *rsp_reply_tail(struct rsp_conn *c, size_t *size);
+void rsp_reply_added(struct rsp_conn *c, int n);
+
 void rsp_console(struct rsp_conn *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void rsp_send_packet(struct rsp_conn *c, const char *data, size_t n);

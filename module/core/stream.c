@@ -23,12 +23,14 @@
 #include "packets.h"
 #include "trace.h"
 #include "tracepoint.h"
+#include "tsv.h"
 #include "host.h"
 
 #define DEFS_MAX	(4u << 20)	/* 1024 tracepoints' pieces fit */
+/* A tsv or tp piece: at most what one qTfV/qTfP reply carries */
+#define PIECE_MAX	(RSP_PKT_MAX + 1)
 
 struct gtp_stream {
-	struct gtp_conn *gc;		/* private: qTfV/qTfP for DEFS */
 	u32 run;			/* run being streamed, 0 = none yet */
 	unsigned int ncpus;
 	unsigned int next_cpu;		/* round robin start */
@@ -45,6 +47,7 @@ struct gtp_stream {
 	u32 chunk_size;
 	char *defs;
 	size_t defs_len;
+	char *piece;			/* [PIECE_MAX]: one piece's text */
 };
 
 struct gtp_stream *gtp_stream_open(void)
@@ -53,9 +56,9 @@ struct gtp_stream *gtp_stream_open(void)
 
 	if (!s)
 		return NULL;
-	s->gc = gtp_conn_open();
 	s->defs = gtp_vzalloc(DEFS_MAX);
-	if (!s->gc || !s->defs) {
+	s->piece = gtp_malloc(PIECE_MAX);
+	if (!s->defs || !s->piece) {
 		gtp_stream_close(s);
 		return NULL;
 	}
@@ -74,9 +77,8 @@ void gtp_stream_close(struct gtp_stream *s)
 	if (!s)
 		return;
 	gtp_frames_set_consumer(false);
-	if (s->gc)
-		gtp_conn_free(s->gc);
 	gtp_vfree(s->defs);
+	gtp_free(s->piece);
 	gtp_vfree(s->chunk);
 	gtp_free(s->ended);
 	gtp_free(s);
@@ -99,27 +101,39 @@ defs_printf(struct gtp_stream *s, const char *fmt, ...)
 	return true;
 }
 
-/* One "PREFIX piece" line per reply of FIRST, NEXT... until "l". */
-static bool defs_pieces(struct gtp_stream *s, const char *prefix,
-			const char *first, const char *next)
+/*
+ * One "tsv PIECE" line per trace state variable, PIECE what qTfV/qTsV
+ * answer for it (tsv.c formats both); false once the text is full.
+ */
+static bool defs_tsvs(struct gtp_stream *s)
 {
-	struct rsp_conn *c = gtp_rsp(s->gc);
-	char pkt[8];		/* handlers may write into their packet */
-	int i;
+	u32 i;
+	int n;
 
-	for (i = 0; i < 1 << 20; i++) {
-		memcpy(pkt, i ? next : first, 5);
-		rsp_reply_reset(c);
-		gtp_dispatch(s->gc, pkt, strlen(pkt));
-		if (!c->reply_len || (c->reply_len == 1 && c->reply[0] == 'l'))
-			return true;
-		if (c->reply[0] == 'E')
+	for (i = 0; (n = gtp_tsv_format(i, s->piece, PIECE_MAX)) >= 0; i++)
+		if (n >= PIECE_MAX || !defs_printf(s, "tsv %s\n", s->piece))
 			return false;
-		if (!defs_printf(s, "%s %.*s\n", prefix, (int)c->reply_len,
-				 c->reply))
-			return false;
+	return true;
+}
+
+/* One "tp PIECE" line per qTfP/qTsP piece (tp_upload.c formats both). */
+static bool defs_tps(struct gtp_stream *s)
+{
+	const struct gtp_tp *tp;
+	u32 sub;
+	int n;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		for (sub = 0;; sub++) {
+			n = gtp_tp_format_piece(tp, sub, s->piece, PIECE_MAX);
+			if (n == -ENOENT)
+				break;
+			if (n >= PIECE_MAX ||
+			    !defs_printf(s, "tp %s\n", s->piece))
+				return false;
+		}
 	}
-	return false;
+	return true;
 }
 
 /* The DEFS text of the current run; false if it does not fit. */
@@ -146,8 +160,7 @@ static bool build_defs(struct gtp_stream *s)
 	     defs_printf(s, "cpus %u\nbuffer size=%llu subbuf=%u circular=%d\n",
 			 s->ncpus, (unsigned long long)st.size,
 			 gtp_frames_subbuf_size(), st.circular) &&
-	     defs_pieces(s, "tsv", "qTfV", "qTsV") &&
-	     defs_pieces(s, "tp", "qTfP", "qTsP");
+	     defs_tsvs(s) && defs_tps(s);
 	for (tp = gtp_tps; ok && tp; tp = tp->next) {
 		size_t room;
 		int n;

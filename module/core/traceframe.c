@@ -209,8 +209,8 @@ void gtp_traceframe_deselect(struct gtp_conn *gc)
 	 * qTBuffer position cache describes the old frames; (0, 0) always
 	 * holds.
 	 */
-	gc->buf_idx = 0;
-	gc->buf_off = 0;
+	gc->tbuffer.idx = 0;
+	gc->tbuffer.off = 0;
 }
 
 int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
@@ -410,9 +410,9 @@ static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
 	len = min_t(u64, len, rsp_reply_room(&gc->rsp) / 2);
 	n = gtp_frames_count();
 	i = 0;
-	if (gc->buf_idx < n && gc->buf_off <= off) {
-		i = gc->buf_idx;
-		base = gc->buf_off;
+	if (gc->tbuffer.idx < n && gc->tbuffer.off <= off) {
+		i = gc->tbuffer.idx;
+		base = gc->tbuffer.off;
 	}
 	for (; i < n && len; i++) {
 		u64 take;
@@ -424,8 +424,8 @@ static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
 			base += flen;
 			continue;
 		}
-		gc->buf_idx = i;
-		gc->buf_off = base;
+		gc->tbuffer.idx = i;
+		gc->tbuffer.off = base;
 		take = min_t(u64, base + flen - off, len);
 		rsp_reply_hex(&gc->rsp, f + (off - base), take);
 		off += take;

@@ -124,6 +124,10 @@ u32 gtp_tps_jit_holder(const void *pin);
 void gtp_tps_jit_drop(const void *pin);
 void gtp_tracepoint_init(void);
 
+/* tp_upload.c: a qTfP/qTsP piece's text, for the stream's definitions too */
+int gtp_tp_format_piece(const struct gtp_tp *tp, u32 sub, char *buf,
+			size_t size);
+
 /* Parsers, exposed for the unit tests; reply through @gc. */
 void gtp_pkt_qtdp(struct gtp_conn *gc, char *args);
 

@@ -243,35 +243,66 @@ malformed:
 	gtp_reply_error(gc, 1);
 }
 
-/*
- * <n>:<initial>:<builtin>:<hexname> for qTfV/qTsV.  The initial value, as
- * gdbserver uploads it: what was defined, so a session saved after a run
- * (gtp-ctl save-session) starts like the original; qTV reads the value now.
+/**
+ * gtp_tsv_format() - a trace state variable as qTfV/qTsV hand it out
+ * @i: which, in definition order
+ * @buf: where the text goes, NUL terminated if @size is not 0
+ * @size: room at @buf, NUL included
+ *
+ * <n>:<initial>:<builtin>:<hexname>.  The initial value, as gdbserver
+ * uploads it: what was defined, so a session saved after a run (gtp-ctl
+ * save-session) starts like the original; qTV reads the value now.  The
+ * stream's definitions (stream.c) carry the same text.
+ *
+ * Return: the text's length as snprintf() counts it (@size or more: cut
+ * short); -ENOENT past the last variable.
  */
-static void reply_tsv(struct gtp_conn *gc, const struct gtp_tsv *v)
+int gtp_tsv_format(u32 i, char *buf, size_t size)
 {
-	gtp_replyf(gc, "%x:%llx:%x:", v->num, (unsigned long long)v->initial,
-		   v->builtin_flag);
-	rsp_reply_hex(&gc->rsp, v->name, strlen(v->name));
+	static const char hex[] = "0123456789abcdef";
+	const struct gtp_tsv *v;
+	const u8 *c;
+	int n;
+
+	if (i >= ntsv)
+		return -ENOENT;
+	v = &tsvs[i];
+	n = snprintf(buf, size, "%x:%llx:%x:", v->num,
+		     (unsigned long long)v->initial, v->builtin_flag);
+	for (c = (const u8 *)v->name; *c; c++, n += 2) {
+		if ((size_t)n + 2 >= size)
+			continue;	/* cut short: count on */
+		buf[n] = hex[*c >> 4];
+		buf[n + 1] = hex[*c & 0xf];
+		buf[n + 2] = '\0';
+	}
+	return n;
+}
+
+/* The variable at this connection's qTfV/qTsV cursor, or 'l'. */
+static void reply_tsv(struct gtp_conn *gc)
+{
+	size_t size;
+	char *buf = rsp_reply_tail(&gc->rsp, &size);
+	int n = gtp_tsv_format(gc->tsv_upload.next, buf, size);
+
+	if (n == -ENOENT) {
+		gtp_reply(gc, "l");
+		return;
+	}
+	gc->tsv_upload.next++;
+	rsp_reply_added(&gc->rsp, n);
 }
 
 static void pkt_qtfv(struct gtp_conn *gc, char *args)
 {
-	gc->tsv_upload_pos = 0;
-	if (!ntsv) {
-		gtp_reply(gc, "l");
-		return;
-	}
-	reply_tsv(gc, &tsvs[gc->tsv_upload_pos++]);
+	gc->tsv_upload.next = 0;
+	reply_tsv(gc);
 }
 
 static void pkt_qtsv(struct gtp_conn *gc, char *args)
 {
-	if (gc->tsv_upload_pos >= ntsv) {
-		gtp_reply(gc, "l");
-		return;
-	}
-	reply_tsv(gc, &tsvs[gc->tsv_upload_pos++]);
+	reply_tsv(gc);
 }
 
 /* qTV:<n> -> V<value> or U; from the selected frame if there is one. */

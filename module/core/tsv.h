@@ -42,6 +42,7 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind);
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
+int gtp_tsv_format(u32 i, char *buf, size_t size);
 void gtp_tsvs_clear(void);
 void gtp_tsvs_reset_values(void);
 void gtp_tsv_init(void);

@@ -15,6 +15,7 @@
 #include "packets.h"
 #include "trace.h"
 #include "tracepoint.h"
+#include "tsv.h"
 #include "frame.h"
 #include "ring.h"
 #include "stream.h"
@@ -266,6 +267,102 @@ static void test_stream_new_run(void **state)
 	gtp_stream_close(st);
 }
 
+/* Every line of @text starting with @prefix, in order. */
+static size_t lines_with(const char *text, const char *prefix, char *out,
+			 size_t size)
+{
+	const char *p = text, *nl;
+	size_t n = 0, len;
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		assert_non_null(nl);
+		len = nl + 1 - p;
+		if (strncmp(p, prefix, strlen(prefix)))
+			continue;
+		assert_true(n + len < size);
+		memcpy(out + n, p, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* "PREFIX reply\n" for each reply to @first, then @next... until "l". */
+static void upload_lines(const char *prefix, const char *first,
+			 const char *next, char *out, size_t size)
+{
+	const char *r = ask(first);
+	size_t n = 0;
+
+	while (strcmp(r, "l")) {
+		assert_true(strlen(r) > 0 && r[0] != 'E');
+		n += snprintf(out + n, size - n, "%s %s\n", prefix, r);
+		assert_true(n < size);
+		r = ask(next);
+	}
+}
+
+/*
+ * The DEFS record's trace state variables and tracepoints are, byte for
+ * byte and in order, what qTfV/qTsV and qTfP/qTsP hand gdb: gtp-ctl's
+ * stream reader (gdb-scripts/gtpctl/stream_defs.py) parses them with the
+ * same code as an upload.
+ */
+static void test_stream_defs_match_upload(void **state)
+{
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	static char want[4096], got[4096];
+	struct gtp_stream *st;
+
+	/* tracepoint 1 (setup) gets a source string; 2 is disabled with a
+	 * condition and two actions; 3 is static */
+	assert_string_equal(ask("QTDPsrc:1:" ADDR16 ":at:0:4:776f726b"), "OK");
+	assert_string_equal(ask("QTDP:2:ffffffffc0000200:D:0:7:X3,220127"),
+			    "OK");
+	assert_string_equal(ask("QTDP:-2:ffffffffc0000200:R0f-"), "OK");
+	assert_string_equal(ask("QTDP:-2:ffffffffc0000200:X4,2e000127"), "OK");
+	assert_string_equal(ask("QTDPsrc:2:ffffffffc0000200:cond:0:6:"
+				"78203e3d2030"), "OK");
+	assert_string_equal(ask("QTDPsrc:2:ffffffffc0000200:cmd:0:2:6162"),
+			    "OK");
+	assert_string_equal(ask("QTDP:3:ffffffffc0000300:E:0:0:S"), "OK");
+	assert_string_equal(ask("QTDP:-3:ffffffffc0000300:R01"), "OK");
+	assert_string_equal(ask("QTDV:1:0000000000000005:0:68697473"), "OK");
+	assert_string_equal(ask("QTDV:2:ffffffffffffffff:0:6d696e7573"), "OK");
+	assert_string_equal(ask("QTDV:1f:0000000000000000:1:"
+				"6770745f6275696c74696e"), "OK");
+
+	st = gtp_stream_open();
+	assert_non_null(st);
+	assert_string_equal(ask("QTStart"), "OK");
+	drain(st, &s, 4096);
+	assert_int_equal(s.defs, 1);
+
+	upload_lines("tsv", "qTfV", "qTsV", want, sizeof(want));
+	lines_with(s.defs_text, "tsv ", got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "tsv 2:ffffffffffffffff:0:6d696e7573\n"));
+	/* cut short as snprintf() is: the whole length, a terminated prefix */
+	assert_int_equal(gtp_tsv_format(1, got, 12), 31);
+	assert_string_equal(got, "2:fffffffff");
+	assert_int_equal(gtp_tsv_format(1, got, 26), 31);
+	assert_string_equal(got, "2:ffffffffffffffff:0:6d69");
+	assert_int_equal(gtp_tsv_format(3, got, sizeof(got)), -ENOENT);
+
+	upload_lines("tp", "qTfP", "qTsP", want, sizeof(want));
+	lines_with(s.defs_text, "tp ", got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "tp T3:ffffffffc0000300:E:0:0:S\n"));
+	assert_non_null(strstr(got, "tp Z2:ffffffffc0000200:cmd:0:2:6162\n"));
+	/* the variables, then the tracepoints, then the static one's fields */
+	assert_non_null(strstr(s.defs_text,
+		"\ntsv 1f:0:1:6770745f6275696c74696e\ntp T1:"));
+	assert_non_null(strstr(s.defs_text,
+		"\nsdata 3 counter1:4:s counter2:4:s\n"));
+	gtp_stream_close(st);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -274,6 +371,7 @@ int main(void)
 		T(test_stream_skips_ended_run),
 		T(test_stream_full_drops),
 		T(test_stream_new_run),
+		T(test_stream_defs_match_upload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
