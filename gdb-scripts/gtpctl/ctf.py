@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """gtpctl/ctf.py - write a CTF 1.8 trace (https://diamon.org/ctf/v1.8.3/)
-that babeltrace2 reads (tests/ctf/test_units.py checks it with 2.0).
+that babeltrace2 reads (tests/ctf/test_ctf_writer.py checks it with 2.0).
 
 A trace is a directory: `metadata` (TSDL text) and one data stream file
 per CPU, `stream_<cpu>`, made of packets.  This module knows CTF, not

@@ -13,7 +13,7 @@ shape-rendering="crispEdges"):
              of BAR_COLOUR, height proportional to the count, the tallest
              HIST_H pixels; <unavailable> frames as a grey bar at the right
 
-The constants below are the layout; tests/hist/test_plot.py reads the
+The constants below are the layout; tests/hist/test_hist_plot.py reads the
 rendered screenshot with them.
 """
 from __future__ import annotations

@@ -5,4 +5,4 @@
 CHECK_EXTRA += check-btf
 .PHONY: check-btf
 check-btf:
-	python3 tests/btf/test_units.py
+	python3 tests/btf/test_btf_to_dwarf.py

@@ -6,4 +6,4 @@ CHECK_EXTRA += check-collectable
 .PHONY: check-collectable
 check-collectable:
 	@tests/vm/deps gdbserver
-	python3 tests/collectable/test_hook.py
+	python3 tests/collectable/test_collectable_hook.py

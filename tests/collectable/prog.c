@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tests/collectable/prog.c - built with gcc -O2 -g by test_units.py: at
- * the line marked AFTER, f's arguments live only as DW_OP_entry_value
- * (gdb cannot compile them for tracing) while ret is in a register, and
- * helper is inlined at two sites (main and f).
+ * tests/collectable/prog.c - built with gcc -O2 -g by
+ * test_collectable_hook.py: at the line marked AFTER, f's arguments live
+ * only as DW_OP_entry_value (gdb cannot compile them for tracing) while
+ * ret is in a register, and helper is inlined at two sites (main and f).
  */
 __attribute__((noinline)) long sink(long x)
 {

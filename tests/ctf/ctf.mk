@@ -3,4 +3,4 @@
 CHECK_EXTRA += check-ctf
 .PHONY: check-ctf
 check-ctf:
-	python3 tests/ctf/test_units.py
+	python3 tests/ctf/test_ctf_writer.py

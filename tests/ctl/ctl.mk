@@ -5,4 +5,4 @@
 CHECK_EXTRA += check-ctl
 .PHONY: check-ctl
 check-ctl:
-	python3 tests/ctl/test_session_file.py
+	python3 tests/ctl/test_session_file_refusals.py

@@ -1,6 +1,6 @@
 """tstart never fails because gdb cannot compile one collect item
 (gdb-scripts/gtpgdb/collectable.py; the host test is
-tests/collectable/test_hook.py): `collect $locals, $args` at a line in the
+tests/collectable/test_collectable_hook.py): `collect $locals, $args` at a line in the
 middle of vfs_read, with the kernel's own DWARF (gtp-load-vmlinux).
 
 gdb compiles $locals and $args only at tstart, and on this optimized kernel

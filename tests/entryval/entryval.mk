@@ -5,4 +5,4 @@
 CHECK_EXTRA += check-entryval
 .PHONY: check-entryval
 check-entryval:
-	python3 tests/entryval/test_units.py
+	python3 tests/entryval/test_entryval_rewrite.py

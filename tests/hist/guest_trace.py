@@ -1,4 +1,4 @@
-"""Run in the guest by test_plot.py: a real trace, printed base64-encoded.
+"""Run in the guest by test_hist_plot.py: a real trace, printed base64-encoded.
 
 Stock gdb against /proc/gtp: gtp_test_function's $rdi (counter1), $cpu_id
 and $clock over the Fig. 11 loop, 300 calls pinned to CPU 0 and then 200

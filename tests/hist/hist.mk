@@ -5,5 +5,5 @@
 CHECK_EXTRA += check-hist
 .PHONY: check-hist
 check-hist:
-	python3 tests/hist/test_units.py
-	python3 tests/hist/test_plot.py
+	python3 tests/hist/test_hist_gtpctl.py
+	python3 tests/hist/test_hist_plot.py

@@ -11,7 +11,7 @@ compile them into agent expressions before the patch and compile
 same on Debian's 6.1 vmlinux (build/dbg/vmlinux-KVER, `make dbg-vmlinux`;
 skipped without it).
 
-    python3 tests/entryval/test_units.py
+    python3 tests/entryval/test_entryval_rewrite.py
 """
 import hashlib
 import os

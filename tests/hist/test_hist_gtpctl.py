@@ -4,7 +4,7 @@ percentiles, the trace-file reader, the key language, reply decoding.
 
 Inputs are synthetic here (the guest tests in tests/e2e/test_hist.py use
 real frames); expected values are computed independently in this file.
-Prints TAP; exits 0 when all passed, 1 otherwise.
+Prints TAP (tests/lib/tap.py).
 """
 import os
 import random
@@ -12,11 +12,12 @@ import struct
 import subprocess
 import sys
 import tempfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 from gtpctl import bridge, keys, remote, summary, tfile  # noqa: E402
 from gtpctl.trace import TraceError  # noqa: E402
 
@@ -192,22 +193,5 @@ def test_cli_errors_and_help():
     assert p.returncode == 2, p.returncode
 
 
-def main():
-    tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
-    print("TAP version 13\n1..%d" % len(tests))
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (i, name))
-        except Exception:
-            failed += 1
-            print("not ok %d - %s" % (i, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-    print("%d passed, %d failed, 0 skipped" % (len(tests) - failed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tap.main(globals()))

@@ -7,7 +7,7 @@ whose tracepoints are gdb's own, so `tstart` really compiles and downloads
 the actions: without gtp's hook it fails on f's arguments (DW_OP_entry_value),
 with it the trace runs and the frames hold the rest.  Where tstart is not
 needed the hook's entry point is called directly.
-Prints TAP; exits 0 when all passed, 1 otherwise.
+Prints TAP (tests/lib/tap.py).
 """
 import os
 import re
@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -23,6 +22,8 @@ GTP_PY = os.path.join(REPO, "gdb-scripts", "gtp.py")
 SRC = os.path.join(HERE, "prog.c")
 BUILD = os.path.join(REPO, "build", "collectable")
 PROG = os.path.join(BUILD, "prog")
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 
 ENTRY = "DWARF operator DW_OP_entry_value cannot be translated to an agent expression"
 
@@ -294,23 +295,9 @@ end
 def main():
     for tool in ("gcc", "gdb", "gdbserver"):
         if not shutil.which(tool):
-            print("Bail out! %s not installed (make deps installs it)" % tool)
-            return 1
+            return tap.bail_out("%s not installed (make deps installs it)" % tool)
     build()
-    tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
-    print("TAP version 13\n1..%d" % len(tests))
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (i, name), flush=True)
-        except Exception:
-            failed += 1
-            print("not ok %d - %s" % (i, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-    print("%d passed, %d failed, 0 skipped" % (len(tests) - failed, failed))
-    return 1 if failed else 0
+    return tap.main(globals())
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ inside the bzImage) and of one of its modules (a .ko's .BTF, split against
 vmlinux's).  The generated file is read back by this host's gdb, which must
 see what BTF says.  Skipped (not failed) where that kernel is not installed.
 
-    python3 tests/btf/test_units.py
+    python3 tests/btf/test_btf_to_dwarf.py
 """
 import lzma
 import os

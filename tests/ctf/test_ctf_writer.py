@@ -9,7 +9,7 @@ which must show every value exactly, the lost frames as discarded events,
 and two hosts' traces on one time axis.  The babeltrace2 parts are
 skipped (not failed) where it is not installed.
 
-    python3 tests/ctf/test_units.py
+    python3 tests/ctf/test_ctf_writer.py
 """
 import os
 import re

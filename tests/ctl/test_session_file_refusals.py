@@ -11,7 +11,7 @@ the build ids and boot id this file says.  Expected packets are spelled
 out from those addresses, not taken from the code under test.
 
 A real /proc/gtp answers the same files in tests/e2e/test_ctl_session_file.py.
-Prints TAP; exits 0 when all passed, 1 otherwise.
+Prints TAP (tests/lib/tap.py).
 """
 import contextlib
 import io
@@ -19,16 +19,16 @@ import os
 import pty
 import random
 import re
-import signal
 import sys
 import tempfile
 import threading
-import traceback
 import tty
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 from gtpctl import ksyms, main, remote  # noqa: E402
 from gtpctl.trace import TraceError  # noqa: E402
 
@@ -487,29 +487,6 @@ def test_a_silent_target_times_out_and_says_in_what_state():
 REAL_REMOTE = remote.Remote
 
 
-def main_():
-    tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
-    print("TAP version 13\n1..%d" % len(tests))
-    failed = 0
-
-    def hung(*_):
-        raise TimeoutError("the test hung (gtp-ctl waiting for a reply forever?)")
-    signal.signal(signal.SIGALRM, hung)
-    for i, (name, fn) in enumerate(tests, 1):
-        signal.alarm(60)            # a hang guard, not a timing assertion
-        try:
-            fn()
-            print("ok %d - %s" % (i, name))
-        except (Exception, SystemExit):     # argparse exits on unknown options
-            failed += 1
-            print("not ok %d - %s" % (i, name))
-            for line in traceback.format_exc().splitlines():
-                print("# " + line)
-        finally:
-            signal.alarm(0)
-    print("%d passed, %d failed, 0 skipped" % (len(tests) - failed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main_())
+    # a hang guard, not a timing assertion: gtp-ctl waiting for a reply forever
+    sys.exit(tap.main(globals(), timeout=60))

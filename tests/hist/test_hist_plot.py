@@ -11,8 +11,8 @@
    is the bucket's count computed here from the workload, and the two CPU
    lanes with CPU 0's frames before CPU 1's.
 
-Prints TAP; exits 0 when everything passed, 1 otherwise.  GTP_PLOT_TFILE=
-FILE skips step 1 and uses a trace file guest_trace.py wrote earlier.
+Prints TAP (tests/lib/tap.py).  GTP_PLOT_TFILE=FILE skips step 1 and uses
+a trace file guest_trace.py wrote earlier.
 """
 import base64
 import os
@@ -26,7 +26,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 import png  # noqa: E402
+import tap  # noqa: E402
 from gtpctl import plot  # noqa: E402  (layout constants only)
 
 CHROMIUM = ("--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
@@ -134,64 +136,59 @@ def check_lanes(rows):
         "CPU 1's (x %s)" % (spans[0], spans[1])
 
 
-def main():
-    work = os.path.join(REPO, "build", "hist")
-    os.makedirs(work, exist_ok=True)
-    results = []
+# What the tests hand on, in file order: the trace file, then the
+# screenshots ({"svg"|"html": (width, height, rows)}).
+WORK = os.path.join(REPO, "build", "hist")
+TFILE = os.environ.get("GTP_PLOT_TFILE") or os.path.join(WORK, "plot.tf")
+VALUES = list(range(1, 301)) + list(range(1, 201))
+SHOTS = {}
 
-    def step(name, fn):
-        try:
-            fn()
-            results.append(True)
-            print("ok %d - %s" % (len(results), name), flush=True)
-        except Exception as e:  # noqa: BLE001 - reported as TAP
-            results.append(False)
-            print("not ok %d - %s" % (len(results), name))
-            for line in str(e).splitlines() or [repr(e)]:
-                print("# " + line)
-            sys.stdout.flush()
 
-    print("TAP version 13\n1..5", flush=True)
-    tf = os.environ.get("GTP_PLOT_TFILE") or os.path.join(work, "plot.tf")
-    if not os.environ.get("GTP_PLOT_TFILE"):
-        step("a real trace from the guest", lambda: guest_trace(tf))
-    else:
-        step("trace file %s given" % tf, lambda: os.stat(tf))
-    values = list(range(1, 301)) + list(range(1, 201))
+def test_a_real_trace_from_the_guest():
+    if os.environ.get("GTP_PLOT_TFILE"):
+        os.stat(TFILE)          # given: step 1 is skipped, the file must exist
+        return
+    os.makedirs(WORK, exist_ok=True)
+    guest_trace(TFILE)
+
+
+def draw(ext):
+    os.makedirs(WORK, exist_ok=True)
+    out = os.path.join(WORK, "plot." + ext)
     ctl = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
-    shots = {}
-    for ext in ("svg", "html"):
-        def draw(ext=ext):
-            out = os.path.join(work, "plot." + ext)
-            subprocess.run([ctl, "plot", out, "rdi", "-f", tf], check=True,
-                           stdout=subprocess.DEVNULL, timeout=300)
-            shots[ext] = screenshot("file://" + out, os.path.join(work, "plot-%s.png" % ext))
-        step("gtp-ctl plot OUT.%s rendered by chromium" % ext, draw)
+    subprocess.run([ctl, "plot", out, "rdi", "-f", TFILE], check=True,
+                   stdout=subprocess.DEVNULL, timeout=300)
+    SHOTS[ext] = screenshot("file://" + out, os.path.join(WORK, "plot-%s.png" % ext))
 
-    def pixels():
-        for ext, (w, h, rows) in shots.items():
-            assert (w, h) == (plot.WIDTH, plot.HEIGHT), "%s: screenshot %dx%d" % (ext, w, h)
-            check_axes(rows, plot.TL_TOP, plot.TL_BOTTOM)
-            check_axes(rows, plot.HIST_TOP, plot.HIST_BOTTOM)
-            check_bars(rows, values)
-            check_lanes(rows)
-        assert len(shots) == 2, "only %s rendered" % sorted(shots)
-    step("screenshots: axes, one bar per bucket at its height, two CPU lanes", pixels)
 
-    def blank():
-        # the checker must be able to fail: a picture with no bars fails it
-        w, h, rows = shots["svg"]
-        rows = [[(255, 255, 255) if px == BAR else px for px in r] for r in rows]
-        try:
-            check_bars(rows, values)
-        except AssertionError:
-            return
-        raise AssertionError("check_bars accepted a picture without bars")
-    step("the pixel check rejects a picture without bars", blank)
-    ok = all(results)
-    print("%d passed, %d failed, 0 skipped" % (results.count(True), results.count(False)))
-    return 0 if ok else 1
+def test_plot_svg_rendered_by_chromium():
+    draw("svg")
+
+
+def test_plot_html_rendered_by_chromium():
+    draw("html")
+
+
+def test_screenshots_axes_bars_at_bucket_heights_two_cpu_lanes():
+    for ext, (w, h, rows) in SHOTS.items():
+        assert (w, h) == (plot.WIDTH, plot.HEIGHT), "%s: screenshot %dx%d" % (ext, w, h)
+        check_axes(rows, plot.TL_TOP, plot.TL_BOTTOM)
+        check_axes(rows, plot.HIST_TOP, plot.HIST_BOTTOM)
+        check_bars(rows, VALUES)
+        check_lanes(rows)
+    assert len(SHOTS) == 2, "only %s rendered" % sorted(SHOTS)
+
+
+def test_pixel_check_rejects_a_picture_without_bars():
+    # the checker must be able to fail: a picture with no bars fails it
+    w, h, rows = SHOTS["svg"]
+    rows = [[(255, 255, 255) if px == BAR else px for px in r] for r in rows]
+    try:
+        check_bars(rows, VALUES)
+    except AssertionError:
+        return
+    raise AssertionError("check_bars accepted a picture without bars")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tap.main(globals()))

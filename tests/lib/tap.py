@@ -1,0 +1,92 @@
+"""tests/lib/tap.py - the TAP runner of the host test files.
+
+A host test file is a module of test_* functions; its last lines are
+
+    if __name__ == "__main__":
+        sys.exit(tap.main(globals()))
+
+and it prints what tests/e2e/run.py prints in the guest (docs/testing.md):
+"TAP version 13", "1..N", "ok N - NAME (T s)" or "not ok N - NAME (T s)"
+followed by the traceback as "# " lines, "ok N - NAME # SKIP why" for a
+test that raised Skip, and last "N passed, N failed, N skipped".  The exit
+status is kselftest's: 0 all passed (or some skipped), 1 any failed (or
+no test at all), 4 everything skipped.
+"""
+import signal
+import sys
+import time
+import traceback
+from types import FrameType
+from typing import Callable, Dict, List, Optional, Tuple
+
+Test = Tuple[str, Callable[[], None]]
+
+
+class Skip(Exception):
+    """Raised by a test that cannot run here; the message says why."""
+
+
+def tests_of(namespace: Dict[str, object]) -> List[Test]:
+    """The test_* functions of a module's globals, in file order."""
+    fns = [(k, v) for k, v in namespace.items()
+           if k.startswith("test_") and callable(v) and hasattr(v, "__code__")]
+    fns.sort(key=lambda kv: kv[1].__code__.co_firstlineno)
+    return fns
+
+
+def _hung(signum: int, frame: Optional[FrameType]) -> None:
+    raise TimeoutError("the test hung (still running after its time limit)")
+
+
+def run(tests: List[Test], timeout: int = 0) -> int:
+    """Run tests in order, print TAP, return the exit status.
+
+    timeout (seconds, 0 for none) is a hang guard, not a timing assertion:
+    a test still running then fails with TimeoutError (SIGALRM)."""
+    print("TAP version 13")
+    print("1..%d" % len(tests), flush=True)
+    if timeout:
+        signal.signal(signal.SIGALRM, _hung)
+    passed = failed = skipped = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        t0 = time.time()
+        err = skip = None
+        signal.alarm(timeout)
+        try:
+            fn()
+        except Skip as e:
+            skip = str(e) or "no reason given"
+        # SystemExit too: code under test that calls sys.exit() (argparse
+        # on a bad option) fails its test rather than ending the run.
+        except (Exception, SystemExit):
+            err = traceback.format_exc()
+        finally:
+            signal.alarm(0)
+        dt = time.time() - t0
+        if err is None and skip is not None:
+            skipped += 1
+            print("ok %d - %s # SKIP %s" % (i, name, skip), flush=True)
+        elif err is None:
+            passed += 1
+            print("ok %d - %s (%.1fs)" % (i, name, dt), flush=True)
+        else:
+            failed += 1
+            print("not ok %d - %s (%.1fs)" % (i, name, dt))
+            for line in err.rstrip().splitlines():
+                print("# " + line)
+            sys.stdout.flush()
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped), flush=True)
+    if failed or not tests:
+        return 1
+    return 4 if skipped == len(tests) else 0
+
+
+def bail_out(why: str) -> int:
+    """Nothing can run here (a missing tool): TAP's Bail out!, status 1."""
+    print("Bail out! %s" % why, flush=True)
+    return 1
+
+
+def main(namespace: Dict[str, object], timeout: int = 0) -> int:
+    """Run the test_* functions of namespace (a module's globals())."""
+    return run(tests_of(namespace), timeout)
