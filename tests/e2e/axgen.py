@@ -5,7 +5,7 @@ module/core/ax_verify.c, from the opcode table of module/core/ax_ops.c
 (values of gdb's gdbsupport/ax.def): straight-line code and if / if-else /
 loop constructs, each leaving the stack depth where it found it, at most
 40 deep, every jump on an instruction boundary, nothing unreachable, 'end'
-last.  The generator of tests/unit/fuzz_jit.c does the same in C for the
+last.  The generator of tests/fuzz/fuzz_jit.c does the same in C for the
 differential JIT fuzzer; this one aims at a live kernel: its reads are of
 real registers and of addresses the caller says are readable (kernel
 data, the probed function's stack) or not, its variables the trace state
@@ -217,7 +217,7 @@ class _Gen:
 
     def construct(self):
         """if / if-else / counted loop / budget loop at depth d >= 1,
-        leaving the depth unchanged (tests/unit/fuzz_jit.c's shapes)."""
+        leaving the depth unchanged (tests/fuzz/fuzz_jit.c's shapes)."""
         rng = self.rng
         self.nest += 1
         l1, l2 = self.label(), self.label()

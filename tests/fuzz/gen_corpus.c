@@ -2,7 +2,7 @@
 /*
  * gen_corpus.c - write the seed corpora of the libFuzzer harnesses
  * (tests/fuzz/corpus/<harness>/) from the real gdb packets of
- * tests/unit/fuzz_packets_corpus.c (`make fuzz-seeds`; the output is
+ * tests/unit/fuzzlib_packets_corpus.c (`make fuzz-seeds`; the output is
  * checked in, this only documents and redoes it).
  *
  *   gen_corpus DIR
@@ -15,7 +15,7 @@
  */
 #include <sys/stat.h>
 
-#include "fuzz_packets_corpus.c"
+#include "fuzzlib_packets_corpus.c"
 
 static const char *outdir;
 

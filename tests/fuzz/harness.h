@@ -4,7 +4,7 @@
  * tests/fuzz/README).
  *
  * The harnesses reuse the deterministic fuzz library of tests/unit
- * (fuzz_packets.h): its wire (framing, reply-shape checks, send_pkt()),
+ * (fuzzlib_packets.h): its wire (framing, reply-shape checks, send_pkt()),
  * its world (fake memory, hits, definition and store checks) and its
  * randomness.  Here an input is a byte string from libFuzzer: whatever
  * the library decides at random (feed piece sizes, read sizes, register
@@ -19,7 +19,7 @@
 #ifndef GTP_FUZZ_HARNESS_H
 #define GTP_FUZZ_HARNESS_H
 
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_packets_fuzz_sessions.c - packet fuzzer mode c: sessions built
- * from real gdb packets (fuzz_packets_corpus.c), each mutated with some
+ * test_fuzz_packets_sessions.c - packet fuzzer mode c: sessions built
+ * from real gdb packets (fuzzlib_packets_corpus.c), each mutated with some
  * probability, interleaved with QTinit/QTStart/QTStop, with gdb going
  * away and coming back, and with tracepoint hits.  A refused QTDP changes
  * no definition.  After each session the frame store is checked:
  * qTStatus's tframes, qTBuffer read front to back and in random pieces
  * equals the stored frames, every frame parses, QTFrame selects each
  * one.  The same sessions unmutated (c0) must collect frames.
- * Harness: fuzz_packets.h.
+ * Harness: fuzzlib_packets.h.
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* A session: define, start, hit, stop, look, with mutated packets. */
 static void run_session(struct gtp_conn **gcp, bool mutating)

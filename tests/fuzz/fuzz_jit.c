@@ -16,7 +16,7 @@
  * otherwise hollow out the test).
  *
  * The comparison (fuzz_jit_diff()) is shared with the coverage-guided
- * harness tests/fuzz/ax.c, which compiles this file with
+ * harness tests/fuzz/fuzz_ax.c, which compiles this file with
  * -DFUZZ_JIT_NO_MAIN and feeds it bytecode instead of generated programs.
  */
 #include "jit.h"
@@ -457,7 +457,7 @@ static void report(const u8 *code, u32 len, const struct pt_regs *regs,
 static long runs, errors;
 static long by_err[AX_ERR_INTERNAL + 1];
 
-/* Also the interface of tests/fuzz/ax.c (declared there too). */
+/* Also the interface of tests/fuzz/fuzz_ax.c (declared there too). */
 void fuzz_jit_seed(u64 seed);
 int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len);
 

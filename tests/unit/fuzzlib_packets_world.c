@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_packets_world.c - what the packet fuzzers trace and check (see
- * fuzz_packets.h).
+ * fuzzlib_packets_world.c - what the packet fuzzers trace and check (see
+ * fuzzlib_packets.h).
  *
  * Fake memory (user_env.c regions low, in the kernel range and at the top
  * of the address space), tracepoint hits (gtp_tp_hit() on every armed
@@ -10,7 +10,7 @@
  * tracepoint definitions match what was accepted, and the frame store is
  * what qTStatus, qTBuffer, QTFrame and 'g' say it is.
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* ---- the world: fake memory, registers, hits -------------------------- */
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_packets_fuzz_store.c - packet fuzzer mode d: the frame store under
+ * test_fuzz_packets_store.c - packet fuzzer mode d: the frame store under
  * pressure through the packets: small buffers, circular or not, frames of
- * random sizes, several runs per connection.  Harness: fuzz_packets.h.
+ * random sizes, several runs per connection.  Harness: fuzzlib_packets.h.
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /*
  * (d) the frame store under pressure: small buffers, circular or not,

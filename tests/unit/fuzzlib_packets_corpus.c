@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_packets_corpus.c - real gdb packets for the packet fuzzers, and
- * their mutations (see fuzz_packets.h).
+ * fuzzlib_packets_corpus.c - real gdb packets for the packet fuzzers, and
+ * their mutations (see fuzzlib_packets.h).
  *
  * gen_real() makes one packet of a gdb session (protocol reference 2.3,
  * 2.19: QTDP with conditions and actions, QTDPsrc, QTDV, QTFrame,
@@ -9,7 +9,7 @@
  * programs; mutate() damages it (bit flips, huge and negative numbers,
  * non-hex digits, missing fields, truncation, very long packets).
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* ---- corpus and mutations ---------------------------------------------- */
 

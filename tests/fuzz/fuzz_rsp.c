@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsp.c - libFuzzer harness of the RSP framer (module/core/rsp.c): the
+ * fuzz_rsp.c - libFuzzer harness of the RSP framer (module/core/rsp.c): the
  * input is the raw byte stream gdb (or anyone) writes to /proc/gtp.
  *
  * The bytes go through rsp_feed() in random pieces, and when it stops

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * packets.c - libFuzzer harness of a whole gdb connection: packet
+ * fuzz_packets.c - libFuzzer harness of a whole gdb connection: packet
  * dispatch over every packet table, with the userspace backend (fake
  * memory, faked probe attachment, tracepoint hits).
  *
  * The input is a session, one packet payload per line; an empty line
  * fires every armed tracepoint once (a hit, as the kprobe handler would
  * make it).  Each packet is framed the way gdb frames it and fed as
- * gtp_write() does (fuzz_packets_wire.c): it must get an ack, exactly one
+ * gtp_write() does (fuzzlib_packets_wire.c): it must get an ack, exactly one
  * reply, and the reply must have the shape gdb expects for that packet.
  * A refused QTDP must change no definition; every tracepoint must hold
  * exactly the actions of its chunks.  At the end the trace is stopped

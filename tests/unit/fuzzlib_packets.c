@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_packets.c - the packet fuzzers' randomness, failure reports and
- * setup (see fuzz_packets.h).
+ * fuzzlib_packets.c - the packet fuzzers' randomness, failure reports and
+ * setup (see fuzzlib_packets.h).
  *
  * A failure names its mode, the seed that reproduces it alone and the
  * last packets sent; a hang (SIGALRM), a crash or a sanitizer report
@@ -10,7 +10,7 @@
 #define _GNU_SOURCE		/* program_invocation_name */
 #include <errno.h>
 
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* ---- deterministic randomness ---------------------------------------- */
 

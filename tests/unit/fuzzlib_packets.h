@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fuzz_packets.h - the packet-layer fuzz harness: whatever bytes arrive on
+ * fuzzlib_packets.h - the packet-layer fuzz harness: whatever bytes arrive on
  * /proc/gtp, the portable core neither crashes nor corrupts itself, and
  * every reply is well framed.
  *
@@ -9,36 +9,36 @@
  * full, like gtp_write()), the dispatcher runs the real packet tables, and
  * the framed output is drained and checked like gdb would read it.
  *
- *   fuzz_packets.c		deterministic randomness, failure reports
+ *   fuzzlib_packets.c		deterministic randomness, failure reports
  *				(seed, last packets; hangs and crashes
  *				too), env_setup()
- *   fuzz_packets_wire.c	gdb's side of the wire: framing, the reply
+ *   fuzzlib_packets_wire.c	gdb's side of the wire: framing, the reply
  *				parser, the shape each packet's reply must
  *				have, send_pkt()
- *   fuzz_packets_world.c	fake memory and tracepoint hits, the
+ *   fuzzlib_packets_world.c	fake memory and tracepoint hits, the
  *				definition and frame-store checks,
  *				fresh_conn()
- *   fuzz_packets_corpus.c	real gdb packets (protocol reference 2.3,
+ *   fuzzlib_packets_corpus.c	real gdb packets (protocol reference 2.3,
  *				2.19) and their mutations
  *
  * The test programs, one per mode (make unit runs each):
  *
- *   test_packets_fuzz_bytes.c	  (a) random byte streams
- *   test_packets_fuzz_payloads.c (b) well-framed random payloads
- *   test_packets_fuzz_sessions.c (c) mutated real gdb sessions
- *   test_packets_fuzz_store.c	  (d) the frame store under pressure
- *   test_packets_regress.c	  the bugs the modes found, as plain tests
+ *   test_fuzz_packets_bytes.c	  (a) random byte streams
+ *   test_fuzz_packets_payloads.c (b) well-framed random payloads
+ *   test_fuzz_packets_sessions.c (c) mutated real gdb sessions
+ *   test_fuzz_packets_store.c	  (d) the frame store under pressure
+ *   test_fuzz_packets_regress.c  the bugs the modes found, as plain tests
  *
  * Every iteration resets the global state and takes its own seed, so one
  * failure reproduces alone: the failing seed is printed as
  * GTP_FUZZ_SEED=<seed> GTP_FUZZ_ITERS=1 <program>.  GTP_FUZZ_ITERS
- * (default 20) scales the run; `make fuzz-packets` (tests/unit/fuzz.mk)
+ * (default 20) scales the run; `make fuzz-packets` (tests/fuzz/fuzz.mk)
  * runs many iterations of every program under ASan+UBSan.
  *
  * All state is global and single-threaded, as in user_env.c.
  */
-#ifndef GTP_FUZZ_PACKETS_H
-#define GTP_FUZZ_PACKETS_H
+#ifndef GTP_FUZZLIB_PACKETS_H
+#define GTP_FUZZLIB_PACKETS_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,7 +58,7 @@
 #include "user_env.h"
 #include "user_host.h"
 
-/* ---- fuzz_packets.c: randomness, failure reports, setup ---- */
+/* ---- fuzzlib_packets.c: randomness, failure reports, setup ---- */
 
 u64 rnd(void);
 void rng_seed(u64 seed);
@@ -86,7 +86,7 @@ void report(const char *why);
 void arm_crash_report(void);
 void env_setup(void);
 
-/* ---- fuzz_packets_wire.c: gdb's side of the wire ---- */
+/* ---- fuzzlib_packets_wire.c: gdb's side of the wire ---- */
 
 #define MAX_PKTS 64
 
@@ -126,7 +126,7 @@ bool starts(const char *s, const char *prefix);
 const char *send_pkt(struct gtp_conn *gc, const char *data, size_t n);
 const char *send_str(struct gtp_conn *gc, const char *s);
 
-/* ---- fuzz_packets_world.c: memory, hits, state checks ---- */
+/* ---- fuzzlib_packets_world.c: memory, hits, state checks ---- */
 
 #define MEM_LO		0x1000ull
 #define MEM_KERN	0xffffffff81000000ull
@@ -142,7 +142,7 @@ void check_definitions(void);
 void check_store(struct gtp_conn *gc);
 struct gtp_conn *fresh_conn(void);
 
-/* ---- fuzz_packets_corpus.c: real gdb packets, mutated ---- */
+/* ---- fuzzlib_packets_corpus.c: real gdb packets, mutated ---- */
 
 extern char gbuf[4 * RSP_PKT_MAX];	/* the packet gen_real() made */
 extern u32 tp_nums[4];			/* numbers and addresses a  */
@@ -151,4 +151,4 @@ extern u64 tp_addrs[4];			/* session's packets reuse  */
 size_t gen_real(void);
 size_t mutate(size_t n);
 
-#endif /* GTP_FUZZ_PACKETS_H */
+#endif /* GTP_FUZZLIB_PACKETS_H */

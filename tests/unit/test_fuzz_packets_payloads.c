@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_packets_fuzz_payloads.c - packet fuzzer mode b: well-framed
+ * test_fuzz_packets_payloads.c - packet fuzzer mode b: well-framed
  * packets with random payloads, most starting with a real packet name:
  * exactly one reply per packet (after console 'O' packets), of the shape
- * gdb expects for that packet.  Harness: fuzz_packets.h.
+ * gdb expects for that packet.  Harness: fuzzlib_packets.h.
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 static const char *const names[] = {
 	"QTDP:", "QTDP:-", "QTDPsrc:", "QTDV:", "QTFrame:", "QTFrame:pc:",

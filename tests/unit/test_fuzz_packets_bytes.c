@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_packets_fuzz_bytes.c - packet fuzzer mode a: random byte streams
+ * test_fuzz_packets_bytes.c - packet fuzzer mode a: random byte streams
  * on /proc/gtp (junk, stray '$' '#' '}', bad checksums, occasional
  * well-framed random payloads): the output must be acks and well-framed
- * packets only, nothing half-written.  Harness: fuzz_packets.h.
+ * packets only, nothing half-written.  Harness: fuzzlib_packets.h.
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* (a) random bytes: only well-framed output may come back. */
 static void test_random_bytes(void **state)

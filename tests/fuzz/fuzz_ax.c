@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ax.c - libFuzzer harness of agent expressions: the verifier, the
+ * fuzz_ax.c - libFuzzer harness of agent expressions: the verifier, the
  * interpreter and the JIT, differentially.
  *
  * The input is bytecode, as gdb sends it hex-decoded in a QTDP condition
@@ -8,7 +8,7 @@
  * and as an action; whatever it accepts must JIT-compile, and both
  * engines must agree on every input tried (value, error and its pc,
  * every trace/tracev record, every trace state variable): the comparison
- * of tests/unit/fuzz_jit.c (fuzz_jit_diff(), built with
+ * of tests/fuzz/fuzz_jit.c (fuzz_jit_diff(), built with
  * -DFUZZ_JIT_NO_MAIN), with its inputs drawn from a hash of the bytecode
  * so that every input replays exactly.
  *
@@ -21,7 +21,7 @@
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
-/* tests/unit/fuzz_jit.c */
+/* tests/fuzz/fuzz_jit.c */
 void fuzz_jit_seed(u64 seed);
 int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len);
 

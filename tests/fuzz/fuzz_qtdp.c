@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qtdp.c - libFuzzer harness of the tracepoint definition parsers
+ * fuzz_qtdp.c - libFuzzer harness of the tracepoint definition parsers
  * (QTDP, its actions, QTDV, QTDPsrc: module/core/tp_define.c, tsv.c) and
  * of what a definition does once the trace runs.
  *

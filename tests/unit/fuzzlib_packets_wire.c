@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_packets_wire.c - gdb's side of /proc/gtp for the packet fuzzers
- * (see fuzz_packets.h).
+ * fuzzlib_packets_wire.c - gdb's side of /proc/gtp for the packet fuzzers
+ * (see fuzzlib_packets.h).
  *
  * Packets are framed the way gdb frames them and fed in random pieces as
  * gtp_write() does; what comes back is parsed byte by byte, and it must
@@ -9,7 +9,7 @@
  * exactly one reply per packet, after console 'O' packets, of the shape
  * gdb expects for that packet.
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* ---- the output side: what gdb would read ----------------------------- */
 

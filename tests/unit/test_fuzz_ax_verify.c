@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_ax_verify_fuzz.c - the verifier against a second, deliberately
+ * test_fuzz_ax_verify.c - the verifier against a second, deliberately
  * different implementation of the same rules, on random programs.
  *
  * The model below decides acceptance with a naive fixpoint (sweep all

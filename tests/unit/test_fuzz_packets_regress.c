@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_packets_regress.c - the bugs the packet fuzzers found
- * (test_packets_fuzz_*.c), each as a plain cmocka test through the same
- * harness (fuzz_packets.h).
+ * test_fuzz_packets_regress.c - the bugs the packet fuzzers found
+ * (test_fuzz_packets_*.c), each as a plain cmocka test through the same
+ * harness (fuzzlib_packets.h).
  */
-#include "fuzz_packets.h"
+#include "fuzzlib_packets.h"
 
 /* Run QTinit + one tracepoint collecting @mlen bytes, hit it @hits times. */
 static void one_run(struct gtp_conn *gc, unsigned int mlen, int hits)
