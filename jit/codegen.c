@@ -829,7 +829,7 @@ static void emit_back_jump(struct jit_ctx *ctx, u8 **pprog,
 }
 
 /*
- * A direct load (opt_direct_load): the host vouched that the address stays
+ * A direct load (jit_bind_direct): the host vouched that the address stays
  * mapped, so no nofault copy and no call.  What ax_hook_read() would still
  * refuse, it refuses too: a hit past its fault budget (ax.h) reads nothing,
  * so

@@ -121,12 +121,9 @@ int jit_decode(const struct ax_prog *prog, struct jit_ir *ir)
 	return 0;
 }
 
+/* The insns only: pins are jit_bind_direct()'s, released by its caller. */
 void jit_ir_free(struct jit_ir *ir)
 {
-	/* pins nobody took over (ax_jit_compile() failed): release them */
-	jit_unpin_all(ir->pins, ir->npins);
-	ir->pins = NULL;
-	ir->npins = 0;
 	gtp_vfree(ir->insn);
 	ir->insn = NULL;
 	ir->n = 0;

@@ -4,6 +4,8 @@
  *
  *   jit_decode()    IR, one insn per bytecode insn     (jit/ir.c)
  *   jit_optimize()  local rewriting passes              (jit/opt.c)
+ *   jit_bind_direct() constant addresses -> direct loads, pinning what
+ *                   they read                          (jit/bind.c)
  *   jit_codegen()   converging emission into a staging buffer (jit/codegen.c)
  *   gtp_host->exec_install() bytes -> read-only executable image; only then is
  *                   prog->jit set
@@ -14,6 +16,15 @@
 #include "jit.h"
 #include "host.h"
 #include "jit_internal.h"
+
+/* Failure: the IR, and the pins nobody took over. */
+static void ir_release(struct jit_ir *ir)
+{
+	jit_unpin_all(ir->pins, ir->npins);
+	ir->pins = NULL;
+	ir->npins = 0;
+	jit_ir_free(ir);
+}
 
 /**
  * ax_jit_compile - compile a verified program
@@ -47,9 +58,10 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 		return err;
 	}
 	jit_optimize(&ir);
+	jit_bind_direct(&ir);
 	err = jit_codegen(&ir, &img, log, logsz);
 	if (err) {
-		jit_ir_free(&ir);	/* and the pins */
+		ir_release(&ir);
 		return err;
 	}
 
@@ -59,7 +71,7 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 		scnprintf(log, logsz, "jit: cannot install image (error %d)",
 			  err);
 		gtp_host->exec_free(img.image, img.alloc);
-		jit_ir_free(&ir);
+		ir_release(&ir);
 		return err;
 	}
 	/* the image's direct loads need these for as long as it lives */

@@ -10,6 +10,8 @@
  *        --jit_optimize()--> same array, rewritten in place: a removed insn
  *                            becomes JIT_NOP, so insn indexes (jump targets,
  *                            err_pc, step counting) never move
+ *        --jit_bind_direct()--> const; ref -> JIT_LOAD where the host lets
+ *                            the image read memory directly (and pins it)
  *        --jit_codegen()-->  x86-64 bytes (converging addrs[] passes)
  *
  * The stack machine is mapped onto fixed homes: stack slot i lives in
@@ -30,7 +32,7 @@ enum jit_op {
 	JIT_CMP_JCC = 0x81,	/* if (lhs cc rhs) goto target; pops operands */
 	JIT_LOAD = 0x82,	/* push the 'ext'-bit value at host address imm
 				 * (JF_SX: sign-extended): a 'const; ref' the
-				 * host let us read directly (opt_direct_load) */
+				 * host let us read directly (jit_bind_direct) */
 };
 
 /* Where the right-hand operand of a binary op (or compare) comes from. */
@@ -104,9 +106,11 @@ int opt_commute(struct jit_ir *ir);
 int opt_operands(struct jit_ir *ir);
 int opt_cmp_branch(struct jit_ir *ir);
 int opt_jump_thread(struct jit_ir *ir);
-int opt_direct_load(struct jit_ir *ir);
 int opt_test_mask(struct jit_ir *ir);
 void jit_optimize(struct jit_ir *ir);
+
+/* Direct loads, after the passes (jit/bind.c). */
+int jit_bind_direct(struct jit_ir *ir);
 void jit_unpin_all(void **pins, u32 npins);
 
 /* Code generation (jit/codegen.c). */

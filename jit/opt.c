@@ -26,15 +26,14 @@
  *                   compare; if_goto         -> cmp + jcc
  *   opt_jump_thread jcc L1; goto L2; L1:     -> jncc L2 (L2 forward)
  *
- * jit_optimize() runs them to a fixed point, then these once:
+ * jit_optimize() runs them to a fixed point, then this once:
  *
  *   opt_test_mask   and imm; compare ==/!= 0 -> test lhs, imm
  *
- *   opt_direct_load const A; refN            -> one load from A, when the
- *                   host vouches that [A, A + N/8) stays mapped (host.h)
+ * Every pass is a pure rewrite of the IR: none asks the host anything or
+ * takes a reference.  Binding constant addresses to direct loads, which
+ * pins memory, is the next step (jit/bind.c).
  */
-#include "host.h"
-#include "entryval.h"
 #include "jit_internal.h"
 #include "x86_emit.h"	/* is_simm32(): what an x86 immediate holds */
 
@@ -630,72 +629,6 @@ int opt_test_mask(struct jit_ir *ir)
 }
 
 /**
- * jit_unpin_all - release what gtp_host->jit_direct() pinned
- * @pins: the pins (may be NULL), freed too
- * @npins: how many
- */
-void jit_unpin_all(void **pins, u32 npins)
-{
-	u32 i;
-
-	for (i = 0; i < npins; i++)
-		gtp_host->jit_unpin(pins[i]);
-	gtp_free(pins);
-}
-
-/*
- * const A; ref8..64 -> JIT_LOAD from the host's address for A, when the
- * host says the whole range stays readable while the image lives.  The
- * load replaces the ref (its err_pc: the fault budget still applies, see
- * codegen.c); the const goes.  Any pin the host took is kept in ir->pins
- * (ax_jit_compile() hands them to the program, or releases them).  Runs
- * once, last: the other passes know refs, not loads, and by now 'const;
- * ext 32' (gdb's encoding of a module address) has folded into one const.
- */
-int opt_direct_load(struct jit_ir *ir)
-{
-	const void *where;
-	void *pin;
-	int n = 0, p;
-	u32 i, size;
-
-	for (i = 0; i < ir->n; i++) {
-		struct jit_insn *in = &ir->insn[i];
-
-		if (in->op < AX_REF8 || in->op > AX_REF64)
-			continue;
-		p = jit_prev(ir, i);
-		if (!is_const(ir, p))
-			continue;
-		size = 1U << (in->op - AX_REF8);
-		/* the range must not wrap (ax_hook_read() refuses that) */
-		if (ir->insn[p].imm + size - 1 < ir->insn[p].imm)
-			continue;
-		/* entry values are the hook's to give, never memory */
-		if (gtp_ev_addr(ir->insn[p].imm))
-			continue;
-		if (!ir->pins) {
-			ir->pins = gtp_zalloc(sizeof(*ir->pins) * ir->n);
-			if (!ir->pins)
-				return n;
-		}
-		pin = NULL;
-		where = gtp_host->jit_direct(ir->insn[p].imm, size, &pin);
-		if (!where)
-			continue;
-		if (pin)
-			ir->pins[ir->npins++] = pin;
-		kill(&ir->insn[p]);
-		in->op = JIT_LOAD;
-		in->ext = 8 * size;
-		in->imm = (u64)(unsigned long)where;
-		in->depth--;	/* before it: the const's depth */
-		n++;
-	}
-	return n;
-}
-
-/**
  * jit_optimize - run every pass until none rewrites anything
  * @ir: the IR, rewritten in place
  *
@@ -720,5 +653,4 @@ void jit_optimize(struct jit_ir *ir)
 			break;
 	}
 	opt_test_mask(ir);
-	opt_direct_load(ir);
 }

@@ -44,7 +44,7 @@ static u32 rn(u32 n)
 /*
  * Two readable regions; everything else faults.  B (a kernel-like address)
  * is a direct region: 'const; ref' into it compiles to a plain load
- * (opt_direct_load) where the whole range fits, the hook otherwise.
+ * (jit_bind_direct) where the whole range fits, the hook otherwise.
  */
 #define REGION_A	0x10000ULL
 #define REGION_B	0xffffffff81000000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_jit_direct.c - the JIT's direct loads (opt_direct_load, host.h
+ * test_jit_direct.c - the JIT's direct loads (jit_bind_direct, host.h
  * jit_direct): which 'const A; refN' become a plain load, through the
  * userspace host (user_env's direct regions stand for kernel data and
  * pinned module data), that the result and the errors stay ax_interp()'s,
