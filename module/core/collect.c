@@ -20,7 +20,7 @@
  */
 #include "collect.h"
 #include "tsv.h"
-#include "trace.h"
+#include "run.h"
 #include "static_data.h"
 #include "host.h"
 
@@ -490,7 +490,7 @@ static __always_inline void put_frame_hdr(const struct gtp_tp *tp, u8 *buf,
 static void store_failed(struct gtp_tp *tp, int err)
 {
 	if (err == -ENOSPC)
-		gtp_trace_stop_from_probe(GTP_STOP_FULL, 0);
+		gtp_run_stop(GTP_STOP_FULL, 0);
 	if (err == -E2BIG) {
 		atomic_long_inc(&tp->errors);
 		WRITE_ONCE(tp->last_err, AX_ERR_TRACE);
@@ -519,7 +519,7 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 static inline void pass_count_check(struct gtp_tp *tp, long hits)
 {
 	if (tp->pass && hits >= tp->pass)
-		gtp_trace_stop_from_probe(GTP_STOP_PASSCOUNT, tp->num);
+		gtp_run_stop(GTP_STOP_PASSCOUNT, tp->num);
 }
 
 /*

@@ -21,7 +21,7 @@
 #include "stream.h"
 #include "frame.h"
 #include "packets.h"
-#include "trace.h"
+#include "run.h"
 #include "tracepoint.h"
 #include "tsv.h"
 #include "host.h"

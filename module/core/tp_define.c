@@ -21,7 +21,7 @@
 #include "tracepoint.h"
 #include "tp_internal.h"
 #include "entryval.h"
-#include "trace.h"
+#include "run.h"
 #include "jit.h"
 #include "collect.h"
 

@@ -4,11 +4,12 @@
  * QTStart, QTStop, qTStatus, QTBuffer, QTro, QTNotes, QTDisconnected, and
  * what a dropped connection does to a running trace.
  *
- * "running" is the one flag probe handlers read (gtp_trace_running()); it
- * is set after everything a handler needs exists and cleared first when
- * stopping.  Probes attached to a stopped trace return at once, so a stop
- * decided in probe context (full buffer, pass count) needs no detaching
- * there; process context detaches later (QTStop, QTinit, QTStart, close).
+ * "running" is the one flag probe handlers read (gtp_trace_running(),
+ * run.h); it is set after everything a handler needs exists and cleared
+ * first when stopping.  Probes attached to a stopped trace return at once,
+ * so a stop decided in probe context (full buffer, pass count) needs no
+ * detaching there; process context detaches later (QTStop, QTinit,
+ * QTStart, close).
  *
  * With QTDisconnected:1 the trace outlives the connection: a later gdb sees
  * it in qTStatus, uploads the definitions (qTfP) and can stop it.  With 0,
@@ -24,58 +25,25 @@
 #include "static_data.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */
-#define GTP_MAX_RO	64
 
-struct ro_range {
-	u64 start, end;		/* end exclusive */
-};
-
-atomic_long_t gtp_trace_run_flag;	/* "running", trace.h */
-
+/* What only the packets read; what probes and readers share is gtp_run. */
 static struct {
-	bool armed;		/* probes attached */
-	enum gtp_stop_reason stop_reason;
-	u32 stop_tp;
-	u64 start_us, stop_us;
+	u64 start_us;
 	bool circular, disconn;
 	u64 buf_size;		/* requested by QTBuffer:size, 0 = default */
 	char user[GTP_NOTE_MAX + 1];	/* notes, hex as gdb sent them */
 	char notes[GTP_NOTE_MAX + 1];
 	char stop_note[GTP_NOTE_MAX + 1];
 	char error[GTP_NOTE_MAX + 1];	/* GTP_STOP_ERROR's text */
-	struct ro_range ro[GTP_MAX_RO];
-	u32 nro;
 } run;
-
-bool gtp_trace_busy(void)
-{
-	return run.armed || gtp_trace_running();
-}
-
-/* Clear "running" once; the first stopper records why and when. */
-static bool stop_running(enum gtp_stop_reason why, u32 tpnum)
-{
-	if (atomic_long_cmpxchg(&gtp_trace_run_flag, 1, 0) != 1)
-		return false;
-	run.stop_reason = why;
-	run.stop_tp = tpnum;
-	run.stop_us = gtp_real_us();
-	return true;
-}
-
-/* Probe context: no detaching here, handlers now return at once. */
-void gtp_trace_stop_from_probe(enum gtp_stop_reason why, u32 tpnum)
-{
-	stop_running(why, tpnum);
-}
 
 /* Process context: stop collecting and detach every probe. */
 static void trace_stop(enum gtp_stop_reason why)
 {
-	stop_running(why, 0);
-	if (run.armed) {
+	gtp_run_stop(why, 0);
+	if (gtp_run.armed) {
 		gtp_host->disarm();
-		run.armed = false;
+		gtp_run.armed = false;
 	}
 	gtp_frames_stop();
 	gtp_static_on_stop();
@@ -94,29 +62,9 @@ void gtp_trace_stop_error(const char *why, u32 tpnum)
 {
 	if (!gtp_trace_busy())
 		return;
-	if (stop_running(GTP_STOP_ERROR, tpnum))
+	if (gtp_run_stop(GTP_STOP_ERROR, tpnum))
 		scnprintf(run.error, sizeof(run.error), "%s", why);
 	trace_stop(GTP_STOP_ERROR);
-}
-
-bool gtp_trace_frames_readable(void)
-{
-	if (gtp_trace_running())
-		return false;
-	/* Writers that saw "running" before it cleared are shut out here. */
-	gtp_frames_stop();
-	return true;
-}
-
-bool gtp_trace_in_readonly(u64 addr, u64 len)
-{
-	u32 i;
-
-	for (i = 0; i < run.nro; i++)
-		if (addr >= run.ro[i].start && addr + len <= run.ro[i].end &&
-		    addr + len >= addr)
-			return true;
-	return false;
 }
 
 static void reply_note(struct gtp_conn *gc, const char *name,
@@ -133,7 +81,7 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 
 	gtp_frames_stats(&st);
 	gtp_replyf(gc, "T%d;", gtp_trace_running());
-	switch (gtp_trace_running() ? GTP_STOP_NOTRUN : run.stop_reason) {
+	switch (gtp_trace_running() ? GTP_STOP_NOTRUN : gtp_run.stop_reason) {
 	case GTP_STOP_NOTRUN:
 		gtp_reply(gc, "tnotrun:0");
 		break;
@@ -151,21 +99,21 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 		gtp_reply(gc, "tdisconnected:0");
 		break;
 	case GTP_STOP_PASSCOUNT:
-		gtp_replyf(gc, "tpasscount:%x", run.stop_tp);
+		gtp_replyf(gc, "tpasscount:%x", gtp_run.stop_tp);
 		break;
 	case GTP_STOP_TRIGGER:
 		/* gdb: "Trace stopped by a tstop command (<text>)." */
 		scnprintf(why, sizeof(why), "$gtp_stop set by tracepoint %u",
-			  run.stop_tp);
+			  gtp_run.stop_tp);
 		gtp_reply(gc, "tstop:");
 		rsp_reply_hex(&gc->rsp, why, strlen(why));
-		gtp_replyf(gc, ":%x", run.stop_tp);
+		gtp_replyf(gc, ":%x", gtp_run.stop_tp);
 		break;
 	case GTP_STOP_ERROR:
 		/* gdb: "Trace stopped by an error (<text>, tracepoint N)." */
 		gtp_reply(gc, "terror:");
 		rsp_reply_hex(&gc->rsp, run.error, strlen(run.error));
-		gtp_replyf(gc, ":%x", run.stop_tp);
+		gtp_replyf(gc, ":%x", gtp_run.stop_tp);
 		break;
 	}
 	if (!st.size)
@@ -178,7 +126,7 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 	gtp_replyf(gc, ";circular:%d;disconn:%d;starttime:%llx;stoptime:%llx",
 		   run.circular, run.disconn,
 		   (unsigned long long)run.start_us,
-		   (unsigned long long)run.stop_us);
+		   (unsigned long long)gtp_run.stop_us);
 	reply_note(gc, "username", run.user);
 	reply_note(gc, "notes", run.notes);
 }
@@ -195,9 +143,10 @@ static void pkt_qtinit(struct gtp_conn *gc, char *args)
 	gtp_tps_free();
 	gtp_tsvs_clear();
 	gtp_frames_release();
-	run.nro = 0;
-	run.stop_reason = GTP_STOP_NOTRUN;
-	run.start_us = run.stop_us = 0;
+	gtp_run.nro = 0;
+	gtp_run.stop_reason = GTP_STOP_NOTRUN;
+	run.start_us = 0;
+	gtp_run.stop_us = 0;
 	run.stop_note[0] = '\0';
 	/* strace works between QTinit and QTStart (static_data.h). */
 	gtp_static_on_qtinit();
@@ -265,11 +214,11 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
-	run.armed = true;
-	run.stop_reason = GTP_STOP_NOTRUN;
+	gtp_run.armed = true;
+	gtp_run.stop_reason = GTP_STOP_NOTRUN;
 	run.stop_note[0] = '\0';
 	run.start_us = gtp_real_us();
-	run.stop_us = 0;
+	gtp_run.stop_us = 0;
 	gtp_static_on_start();
 	gtp_frames_start();
 	atomic_long_set(&gtp_trace_run_flag, 1);
@@ -367,14 +316,14 @@ static void pkt_qtro(struct gtp_conn *gc, char *args)
 {
 	const char *p = args;
 
-	run.nro = 0;
-	while (*p == ':' && run.nro < GTP_MAX_RO) {
-		struct ro_range *r = &run.ro[run.nro];
+	gtp_run.nro = 0;
+	while (*p == ':' && gtp_run.nro < GTP_MAX_RO) {
+		struct gtp_ro_range *r = &gtp_run.ro[gtp_run.nro];
 
 		if (!(p = rsp_parse_hex(p + 1, &r->start)) || *p++ != ',' ||
 		    !(p = rsp_parse_hex(p, &r->end)))
 			break;
-		run.nro++;
+		gtp_run.nro++;
 	}
 	gtp_reply(gc, "OK");
 }

@@ -23,7 +23,7 @@
 #include "traceframe.h"
 #include "tracepoint.h"
 #include "collect.h"
-#include "trace.h"
+#include "run.h"
 
 /* One block of a frame. */
 struct fblock {

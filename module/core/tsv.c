@@ -17,7 +17,7 @@
 #include "tsv.h"
 #include "collect.h"
 #include "traceframe.h"
-#include "trace.h"
+#include "run.h"
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
 static u32 ntsv;
@@ -154,7 +154,7 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 		return -ENOENT;
 	if (v->builtin == GTP_TSV_STOP) {
 		if (val)
-			gtp_trace_stop_from_probe(GTP_STOP_TRIGGER, tpnum);
+			gtp_run_stop(GTP_STOP_TRIGGER, tpnum);
 		return 0;
 	}
 	if (v->builtin == GTP_TSV_KRET)
