@@ -13,7 +13,7 @@ import struct
 # version of the Python packages (gdb-scripts/pyproject.toml reads it).
 VERSION = "0.2"
 
-# GTP_KSTACK_ADDR (module/core/collect.h): `collect $kstack` records the
+# GTP_KSTACK_ADDR (module/core/fbuild.h): `collect $kstack` records the
 # return addresses, innermost first, as u64 words in an M block here.
 KSTACK_ADDR = 0x4b53544b00000000    # "KSTK"
 # GTP_SDATA_ADDR (module/core/static_data.h): a static event's arguments

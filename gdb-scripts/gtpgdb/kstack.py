@@ -4,7 +4,7 @@
 `collect $kstack` (after `tvariable $kstack`) makes gtp run the kernel's
 own unwinder at the hit and record up to 32 return addresses, innermost
 first, as 8-byte words in the frame at KSTACK_ADDR, an address no kernel
-memory has (module/core/collect.h); $kstack's value in the frame says how
+memory has (module/core/fbuild.h); $kstack's value in the frame says how
 many.  gdb reads them back like any collected memory, so this works while
 connected to /proc/gtp and on a saved trace (`target tfile`) alike.  The
 names are whatever symbols gdb has: gtp-connect's kallsyms, a vmlinux with

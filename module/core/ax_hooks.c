@@ -9,9 +9,10 @@
  * (tests/unit/user_env.c links those instead of this).
  */
 #include "ax.h"
-#include "collect.h"
+#include "fbuild.h"
 #include "entryval.h"
 #include "tsv.h"
+#include "tracepoint.h"	/* tp->num */
 
 /* Within the hit's fault budget (AX_HIT_FAULTS_MAX, ax.h). */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)

@@ -7,15 +7,9 @@
 
 #include "tracepoint.h"
 #include "frame.h"
-
-/* A frame being built in the host's per-CPU scratch buffer. */
-struct gtp_fbuild {
-	u8 *buf;
-	u32 cap;
-	u32 len;
-	bool truncated;		/* something did not fit */
-	u32 *faults;		/* the hit's fault count (ax.h), or NULL */
-};
+#include "regs.h"
+#include "fbuild.h"
+#include "plan.h"
 
 /*
  * The probe fast path, before any per-CPU state is looked at: most hits
@@ -70,55 +64,6 @@ bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
  */
 bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap);
-
-/* Side effects of agent expressions in actions (the ax_hook_* bodies). */
-int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul);
-int gtp_fb_put_mem(struct gtp_fbuild *fb, u64 addr, const void *data,
-		   u32 len);
-int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env);
-
-/*
- * Where "collect $kstack" puts the call stack in a frame: non-canonical
- * in 4- and 5-level paging alike, so never an address of kernel memory
- * that the same frame could also hold.  Up to GTP_KSTACK_MAX entries.
- */
-#define GTP_KSTACK_ADDR		0x4b53544b00000000ULL	/* "KSTK" */
-#define GTP_KSTACK_MAX		32
-
-/*
- * The bytes every frame of @tp takes at least: header, R block, M blocks
- * (expressions record a size known only at the hit, so they count 0).
- */
-u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
-
-/*
- * Can @cond fail in nothing, read no memory and no gdb register outside
- * @regs (bit i = register i)?  Then a probe that saved only those may run
- * it before saving anything else.
- */
-bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs);
-
-/* Can @cond run at any time, with no trace, TSV or output effect? */
-bool gtp_cond_is_pure(const struct ax_prog *cond);
-
-/*
- * The size every frame of @tp has, if the actions alone fix it (registers,
- * expressions that record nothing); 0 if it is known only at the hit.
- */
-u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
-
-/*
- * Decide once, when the actions change, what a hit has to do: the exact
- * frame size, which expressions can be skipped (tp->actions[].noop) and
- * whether a frame is a lone R block (tp->regs_only).
- */
-void gtp_tp_plan(struct gtp_tp *tp);
-
-/* pt_regs in gdb's amd64 'g' layout (GTP_G_SIZE bytes), rip = @pc. */
-void gtp_regs_to_g(const struct pt_regs *regs, u64 pc, u8 *out);
-
-/* Value of gdb register @regno (0..17) from pt_regs. */
-u64 gtp_reg_value(const struct pt_regs *regs, int regno);
 
 #define GTP_SCRATCH_SIZE	(32 * 1024)	/* per-CPU frame build space */
 

@@ -4,7 +4,7 @@
  * and which locations need their function's entry registers recorded.
  */
 #include "entryval.h"
-#include "collect.h"
+#include "fbuild.h"
 #include "host.h"
 #include "tracepoint.h"
 

@@ -9,8 +9,9 @@
  * frame gdb actually looks at.  See static_data.h for the layouts.
  */
 #include "static_data.h"
-#include "collect.h"
+#include "fbuild.h"
 #include "frame.h"
+#include "packets.h"	/* GTP_G_SIZE */
 
 #define M_HDR	(1 + 8 + 2)	/* 'M', u64 address, u16 length */
 

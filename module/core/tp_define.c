@@ -23,7 +23,7 @@
 #include "entryval.h"
 #include "run.h"
 #include "jit.h"
-#include "collect.h"
+#include "plan.h"
 
 /* Refuse a packet: a console line saying why, then E01. */
 static void refuse(struct gtp_conn *gc, const char *why, u32 num)

@@ -21,7 +21,7 @@
 #include "frame.h"
 #include "traceframe.h"
 #include "host.h"
-#include "collect.h"
+#include "plan.h"
 #include "static_data.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */

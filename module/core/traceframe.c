@@ -22,7 +22,7 @@
  */
 #include "traceframe.h"
 #include "tracepoint.h"
-#include "collect.h"
+#include "frame.h"
 #include "run.h"
 
 /* One block of a frame. */

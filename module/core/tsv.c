@@ -15,7 +15,8 @@
  * written last) and is cleared only by QTinit, when nothing is attached.
  */
 #include "tsv.h"
-#include "collect.h"
+#include "regs.h"
+#include "tracepoint.h"	/* tp->at_return */
 #include "traceframe.h"
 #include "run.h"
 

@@ -105,7 +105,7 @@ class Version(unittest.TestCase):
 class Addresses(unittest.TestCase):
     def test_kstack(self):
         self.assertEqual(abi.KSTACK_ADDR,
-                         c_define(src("module/core/collect.h"), "GTP_KSTACK_ADDR"))
+                         c_define(src("module/core/fbuild.h"), "GTP_KSTACK_ADDR"))
 
     def test_sdata(self):
         self.assertEqual(abi.SDATA_ADDR,

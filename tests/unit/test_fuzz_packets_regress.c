@@ -124,7 +124,7 @@ static void test_console_flood(void **state)
 }
 
 /*
- * collect.c scanned the whole range of an M action or trace op, up to
+ * gtp_fb_trace() scanned the whole range of an M action or trace op, up to
  * 4 GiB, page by page: over unmapped kernel memory that is a million
  * faulting nofault reads inside one probe hit (seconds with preemption
  * off).  A frame cannot hold more than its capacity, so the scan stops

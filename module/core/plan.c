@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c - what a tracepoint's hits will have to do, decided once when its
+ * actions are defined (QTDP) or the run starts (QTStart), never at a hit:
+ * which expressions the hit path may skip, whether a condition is pure
+ * (probes run it first), the exact frame size when the actions fix it,
+ * the least size a frame can take.  collect.c reads the results from the
+ * tracepoint (tp->frame_len, tp->regs_only, tp->actions[].noop).
+ */
+#include "plan.h"
+#include "frame.h"
+#include "fbuild.h"
+
+/* Does running @prog leave the frame as it was? */
+static bool prog_records_nothing(const struct ax_prog *prog)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		switch (prog->insns[i].op) {
+		case AX_TRACE:
+		case AX_TRACE_QUICK:
+		case AX_TRACE16:
+		case AX_TRACENZ:
+		case AX_TRACEV:
+			return false;
+		}
+	}
+	return true;
+}
+
+bool gtp_cond_is_pure(const struct ax_prog *cond)
+{
+	u32 i;
+
+	for (i = 0; i < cond->ninsns; i++)
+		if (cond->insns[i].op == AX_SETV ||
+		    cond->insns[i].op == AX_PRINTF)
+			return false;
+	/* trace ops in a condition fail (no frame): an error, counted */
+	return prog_records_nothing(cond);
+}
+
+u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
+{
+	u32 len = GTP_FRAME_HDR;
+	u32 i;
+
+	for (i = 0; i < tp->nactions; i++) {
+		const struct gtp_action *a = &tp->actions[i];
+
+		switch (a->type) {
+		case GTP_ACT_REGS:
+			len += 1 + GTP_G_SIZE;
+			break;
+		case GTP_ACT_EXPR:
+			if (!prog_records_nothing(a->prog))
+				return 0;
+			break;
+		default:
+			/* M: unreadable memory shrinks it; $_sdata varies */
+			return 0;
+		}
+	}
+	return len;
+}
+
+/*
+ * Is @prog straight code (forward jumps if @jumps) on constants and the
+ * gdb registers in @regs only, with no memory (a fault is an error), no
+ * division (by zero), no hook and no backward jump (a loop may run out of
+ * budget)?  Then it can fail in nothing and change nothing but its result.
+ */
+static bool prog_is_simple(const struct ax_prog *prog, u64 regs, bool jumps)
+{
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct ax_insn *in = &prog->insns[i];
+
+		switch (in->op) {
+		case AX_ADD: case AX_SUB: case AX_MUL:
+		case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+		case AX_LOG_NOT: case AX_BIT_AND: case AX_BIT_OR:
+		case AX_BIT_XOR: case AX_BIT_NOT: case AX_EQUAL:
+		case AX_LESS_SIGNED: case AX_LESS_UNSIGNED:
+		case AX_EXT: case AX_ZERO_EXT:
+		case AX_CONST8: case AX_CONST16: case AX_CONST32:
+		case AX_CONST64: case AX_END: case AX_DUP: case AX_POP:
+		case AX_SWAP: case AX_PICK: case AX_ROT:
+			break;
+		case AX_GOTO: case AX_IF_GOTO:
+			if (!jumps || in->imm <= i)
+				return false;
+			break;
+		case AX_REG:
+			if (in->imm >= 64 || !(regs & (1ull << in->imm)))
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * gdb sends such a program for 'collect EXPR' when EXPR lives in
+ * registers: the R block it also asks for is what holds the value, the
+ * program only computes it and drops it.  Skipped at the hit.
+ */
+static bool prog_is_noop(const struct ax_prog *prog)
+{
+	return prog_is_simple(prog, (1ull << AX_NR_GDB_REGS) - 1, false);
+}
+
+bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs)
+{
+	return prog_is_simple(cond, regs, true);
+}
+
+void gtp_tp_plan(struct gtp_tp *tp)
+{
+	u32 i, nregs = 0;
+	bool others = false;
+
+	for (i = 0; i < tp->nactions; i++) {
+		struct gtp_action *a = &tp->actions[i];
+
+		a->noop = a->type == GTP_ACT_EXPR && prog_is_noop(a->prog);
+		if (a->type == GTP_ACT_REGS)
+			nregs++;
+		else if (!a->noop)
+			others = true;
+	}
+	tp->frame_len = gtp_tp_exact_frame_len(tp);
+	tp->regs_only = nregs == 1 && !others && tp->frame_len;
+}
+
+/* Frames are u32-sized: any bound past this says "never fits" alike. */
+#define FRAME_LEN_CAP	0xffffffffULL
+
+u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
+{
+	u64 len = GTP_FRAME_HDR;
+	u32 i;
+
+	for (i = 0; i < tp->nactions; i++) {
+		const struct gtp_action *a = &tp->actions[i];
+
+		if (a->type == GTP_ACT_REGS)
+			len += 1 + GTP_G_SIZE;
+		else if (a->type == GTP_ACT_MEM && a->len)
+			/*
+			 * gtp_fb_trace() splits at 65535 bytes a block.  QTDP
+			 * bounds a->len (<= 1 GiB), and the sum saturates, so
+			 * it cannot wrap under QTStart's size check.
+			 */
+			len += min_t(u64, a->len, FRAME_LEN_CAP) +
+			       GTP_M_HDR * ((min_t(u64, a->len, FRAME_LEN_CAP) +
+					 0xfffe) / 0xffff);
+		if (len > FRAME_LEN_CAP)
+			return FRAME_LEN_CAP + 1;
+	}
+	return len;
+}

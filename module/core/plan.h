@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - what a tracepoint's hits have to do, decided before any hit
+ * (plan.c).
+ */
+#ifndef GTP_PLAN_H
+#define GTP_PLAN_H
+
+#include "tracepoint.h"
+
+/*
+ * The bytes every frame of @tp takes at least: header, R block, M blocks
+ * (expressions record a size known only at the hit, so they count 0).
+ */
+u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
+
+/*
+ * Can @cond fail in nothing, read no memory and no gdb register outside
+ * @regs (bit i = register i)?  Then a probe that saved only those may run
+ * it before saving anything else.
+ */
+bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs);
+
+/* Can @cond run at any time, with no trace, TSV or output effect? */
+bool gtp_cond_is_pure(const struct ax_prog *cond);
+
+/*
+ * The size every frame of @tp has, if the actions alone fix it (registers,
+ * expressions that record nothing); 0 if it is known only at the hit.
+ */
+u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
+
+/*
+ * Decide once, when the actions change, what a hit has to do: the exact
+ * frame size, which expressions can be skipped (tp->actions[].noop) and
+ * whether a frame is a lone R block (tp->regs_only).
+ */
+void gtp_tp_plan(struct gtp_tp *tp);
+
+#endif /* GTP_PLAN_H */
