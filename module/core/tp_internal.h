@@ -2,7 +2,8 @@
 /*
  * tp_internal.h - what the tracepoint files share among themselves
  * (tracepoint.c owns the table; tp_define.c, tp_state.c and tp_upload.c
- * answer its packets).  Not for the rest of the core.
+ * answer its packets, tp_packets.c registers them).  Not for the rest of
+ * the core.
  */
 #ifndef GTP_TP_INTERNAL_H
 #define GTP_TP_INTERNAL_H

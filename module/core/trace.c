@@ -405,7 +405,7 @@ static struct gtp_pkt_table trace_table = {
 void gtp_trace_init(void)
 {
 	gtp_packets_register(&trace_table);
-	gtp_tracepoint_init();
+	gtp_tp_packets_init();
 	gtp_tsv_init();
 	gtp_traceframe_init();
 }

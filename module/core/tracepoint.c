@@ -4,9 +4,9 @@
  *
  * Locations are defined by QTDP (tp_define.c), described and switched by
  * QTDPsrc/QTEnable/QTDisable/qTP (tp_state.c) and handed back to a
- * reconnecting gdb by qTfP/qTsP (tp_upload.c).  This file owns the list
- * itself: lookup, insertion, freeing, the per-run counters, and the one
- * packet table the four files answer through.
+ * reconnecting gdb by qTfP/qTsP (tp_upload.c); tp_packets.c registers
+ * those packets.  This file owns the list itself: lookup, insertion,
+ * freeing, the per-run counters.
  */
 #include "tracepoint.h"
 #include "tp_internal.h"
@@ -304,27 +304,4 @@ struct gtp_tp *gtp_tp_parse_ref(const char **pp)
 		return NULL;
 	*pp = p;
 	return gtp_tp_find(num, addr);
-}
-
-static const struct gtp_pkt_handler tp_handlers[] = {
-	{ "QTDPsrc:", 0, gtp_pkt_qtdpsrc },
-	{ "QTDP:", 0, gtp_pkt_qtdp },
-	{ "QTEnable:", 0, gtp_pkt_qtenable },
-	{ "QTDisable:", 0, gtp_pkt_qtdisable },
-	{ "qTP:", 0, gtp_pkt_qtp },
-	{ "qTfP", GTP_PKT_EXACT, gtp_pkt_qtfp },
-	{ "qTsP", GTP_PKT_EXACT, gtp_pkt_qtsp },
-	{ NULL },
-};
-
-static struct gtp_pkt_table tp_table = {
-	.handlers = tp_handlers,
-	/* tracenz: the interpreter and JIT run it, ax_hook_trace() stops at NUL */
-	.features = "ConditionalTracepoints+;TracepointSource+;"
-		    "EnableDisableTracepoints+;tracenz+",
-};
-
-void gtp_tracepoint_init(void)
-{
-	gtp_packets_register(&tp_table);
 }

@@ -122,7 +122,7 @@ void gtp_tps_mark_sites(void);
 /* JIT images holding a host pin (host.h jit_direct): a module going away */
 u32 gtp_tps_jit_holder(const void *pin);
 void gtp_tps_jit_drop(const void *pin);
-void gtp_tracepoint_init(void);
+void gtp_tp_packets_init(void);	/* tp_packets.c */
 
 /* tp_upload.c: a qTfP/qTsP piece's text, for the stream's definitions too */
 int gtp_tp_format_piece(const struct gtp_tp *tp, u32 sub, char *buf,
