@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tsv.c - trace state variables.
+ * tsv.c - trace state variables: the store probes read and write.
  *
- * gdb numbers the variables and downloads them with QTDV at tstart.  A
+ * gdb numbers the variables and downloads them with QTDV at tstart
+ * (tsv_packets.c answers the packets).  A
  * variable whose name is one of the built-ins below ("tvariable $cpu_id")
  * is not stored: every read takes the value at that moment, so
  * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only,
@@ -17,7 +18,6 @@
 #include "tsv.h"
 #include "regs.h"
 #include "tracepoint.h"	/* tp->at_return */
-#include "traceframe.h"
 #include "run.h"
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
@@ -75,7 +75,7 @@ struct gtp_tsv *gtp_tsv_find(u32 num)
 {
 	u32 i, n = READ_ONCE(ntsv);
 
-	smp_rmb();	/* pairs with smp_wmb() in tsv_define() */
+	smp_rmb();	/* pairs with smp_wmb() in gtp_tsv_define() */
 	for (i = 0; i < n; i++)
 		if (tsvs[i].num == num)
 			return &tsvs[i];
@@ -180,8 +180,17 @@ void gtp_tsvs_reset_values(void)
 		WRITE_ONCE(tsvs[i].value, tsvs[i].initial);
 }
 
-static int tsv_define(u32 num, s64 initial, bool builtin_flag,
-		      const char *name)
+/**
+ * gtp_tsv_define() - define or redefine variable @num (QTDV)
+ * @num: gdb's number
+ * @initial: the value it starts each run with
+ * @builtin_flag: gdb's "builtin" field, echoed back by qTfV
+ * @name: without '$'; a built-in's name makes it that built-in
+ *
+ * Context: process, while no probe runs (the header).
+ * Return: 0, or -ENOSPC when GTP_MAX_TSV are defined.
+ */
+int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 {
 	struct gtp_tsv *v = gtp_tsv_find(num);
 
@@ -202,46 +211,6 @@ static int tsv_define(u32 num, s64 initial, bool builtin_flag,
 		WRITE_ONCE(ntsv, ntsv + 1);
 	}
 	return 0;
-}
-
-/* QTDV:<n>:<value16>:<builtin>:<hexname> */
-static void pkt_qtdv(struct gtp_conn *gc, char *args)
-{
-	char name[GTP_TSV_NAME];
-	u64 num, val, builtin;
-	const char *p = args;
-	size_t nhex;
-
-	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
-	    !(p = rsp_parse_hex(p, &val)) || *p++ != ':' ||
-	    !(p = rsp_parse_hex(p, &builtin)) || *p++ != ':')
-		goto malformed;
-	nhex = strlen(p);
-	if (nhex / 2 >= sizeof(name) || rsp_hex2bin(p, nhex, (u8 *)name) < 0)
-		goto malformed;
-	name[nhex / 2] = '\0';
-	/*
-	 * Probes read the table without locks, trusting that a slot does
-	 * not change under them (the header): no redefining while they run.
-	 * gdb's tstart defines every variable after QTinit, before QTStart.
-	 */
-	if (gtp_trace_busy()) {
-		gtp_console(gc, "gtp: cannot define trace state variable %llu while a trace runs (tstop first)\n",
-			    (unsigned long long)num);
-		gtp_reply_error(gc, 1);
-		return;
-	}
-	if (tsv_define(num, (s64)val, builtin, name)) {
-		gtp_console(gc, "gtp: too many trace state variables (at most %u)\n",
-			    GTP_MAX_TSV);
-		gtp_reply_error(gc, 1);
-		return;
-	}
-	gtp_reply(gc, "OK");
-	return;
-malformed:
-	gtp_console(gc, "gtp: malformed QTDV packet\n");
-	gtp_reply_error(gc, 1);
 }
 
 /**
@@ -278,72 +247,4 @@ int gtp_tsv_format(u32 i, char *buf, size_t size)
 		buf[n + 2] = '\0';
 	}
 	return n;
-}
-
-/* The variable at this connection's qTfV/qTsV cursor, or 'l'. */
-static void reply_tsv(struct gtp_conn *gc)
-{
-	size_t size;
-	char *buf = rsp_reply_tail(&gc->rsp, &size);
-	int n = gtp_tsv_format(gc->tsv_upload.next, buf, size);
-
-	if (n == -ENOENT) {
-		gtp_reply(gc, "l");
-		return;
-	}
-	gc->tsv_upload.next++;
-	rsp_reply_added(&gc->rsp, n);
-}
-
-static void pkt_qtfv(struct gtp_conn *gc, char *args)
-{
-	gc->tsv_upload.next = 0;
-	reply_tsv(gc);
-}
-
-static void pkt_qtsv(struct gtp_conn *gc, char *args)
-{
-	reply_tsv(gc);
-}
-
-/* qTV:<n> -> V<value> or U; from the selected frame if there is one. */
-static void pkt_qtv(struct gtp_conn *gc, char *args)
-{
-	const char *p;
-	u64 num;
-	s64 val;
-
-	p = rsp_parse_hex(args, &num);
-	if (!p || *p) {
-		gtp_reply_error(gc, 1);
-		return;
-	}
-	if (gc->frame >= 0) {
-		if (gtp_traceframe_tsv(gc, num, &val))
-			gtp_reply(gc, "U");
-		else
-			gtp_replyf(gc, "V%llx", (unsigned long long)val);
-		return;
-	}
-	if (gtp_tsv_get(num, &val))
-		gtp_reply(gc, "U");
-	else
-		gtp_replyf(gc, "V%llx", (unsigned long long)val);
-}
-
-static const struct gtp_pkt_handler tsv_handlers[] = {
-	{ "QTDV:", 0, pkt_qtdv },
-	{ "qTfV", GTP_PKT_EXACT, pkt_qtfv },
-	{ "qTsV", GTP_PKT_EXACT, pkt_qtsv },
-	{ "qTV:", 0, pkt_qtv },
-	{ NULL },
-};
-
-static struct gtp_pkt_table tsv_table = {
-	.handlers = tsv_handlers,
-};
-
-void gtp_tsv_init(void)
-{
-	gtp_packets_register(&tsv_table);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tsv.h - trace state variables (QTDV, qTV, qTfV/qTsV, getv/setv/tracev).
+ * tsv.h - trace state variables (QTDV, qTV, qTfV/qTsV, getv/setv/tracev):
+ * the store (tsv.c) and its packets (tsv_packets.c).
  */
 #ifndef GTP_TSV_H
 #define GTP_TSV_H
@@ -45,6 +46,7 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
 int gtp_tsv_format(u32 i, char *buf, size_t size);
 void gtp_tsvs_clear(void);
 void gtp_tsvs_reset_values(void);
-void gtp_tsv_init(void);
+int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name);
+void gtp_tsv_init(void);		/* tsv_packets.c */
 
 #endif /* GTP_TSV_H */
