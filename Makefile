@@ -125,7 +125,8 @@ DOC_SRCS := $(wildcard module/*.[ch] module/core/*.[ch] jit/*.[ch])
 CHECK_EXTRA += doccheck check-layering lockdown-check replay-check
 
 # module/core/ and jit/ depend on nothing above them: no #include and no
-# symbol edge into module/ (on the objects of the module just built).
+# symbol edge into module/ (on the objects of the module just built); and
+# inside them every symbol edge goes down a declared file order (no cycle).
 check-layering: modules
 	tests/layering/check
 # gtp obeys kernel lockdown (a guest boot of the default kernel).

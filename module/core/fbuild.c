@@ -33,7 +33,7 @@ static void fb_end_mem(struct gtp_fbuild *fb, u8 *h, u16 len)
 	if (len)
 		memcpy(h + 9, &len, 2);
 	else
-		fb->len -= GTP_M_HDR;	/* nothing readable: drop the header */
+		fb->len -= GTP_M_HDR;	/* nothing read: drop the header */
 }
 
 /* An M block of @len bytes (at most a block's) at @addr, from @data. */
