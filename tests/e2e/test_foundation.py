@@ -3,7 +3,6 @@
 Runs inside the guest (tests/vm/run) with gtptrace.ko loaded.  The plain
 gdb sessions are cases, in cases/test_foundation.case.
 """
-import errno
 import os
 import re
 import stat
@@ -123,14 +122,6 @@ def test_detach_and_reconnect():
         out.count("[Inferior 1 (Remote target) detached]") >= 3, out
     expect(out, r'"Linux version')
     expect_not(out, r"Remote connection closed|EBUSY|Device or resource busy")
-
-
-def test_quit_detaches():
-    # qAttached=1: quitting detaches (D) rather than killing; the next
-    # session connects at once.
-    gdb(TARGET, "tstatus")
-    out = gdb(TARGET, "tstatus")
-    expect(out, r"No trace has been run on the target\.")
 
 
 def test_read_blocks_and_poll_is_honest():

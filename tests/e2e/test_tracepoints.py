@@ -251,55 +251,6 @@ info tvariables
     assert v[6] > v[4] > 0, out		# $clock moves forward
 
 
-def test_disconnected_tracing_reconnect():
-    out = session("""set disconnected-tracing on
-trace gtp_test_function
-actions
-collect counter1
-end
-tstart
-shell echo 2 > /proc/gtp_test
-tstatus
-detach
-""")
-    # gtp reports the setting back (qTStatus disconn:1): gdb's words for it
-    expect(out, r"^Trace will continue if GDB disconnects\.$")
-    sh("echo 3 > /proc/gtp_test")
-    out = session(reset=False, body="""tstatus
-info tracepoints
-tstop
-tstatus
-tfind 4
-p counter1
-tdump
-""")
-    expect(out, r"Trace is running on the target")
-    expect(out, r"Collected 5 trace frames")
-    expect(out, r"^\$1 = 3$")
-
-
-def test_disconnect_stops_trace_when_off():
-    out = session("""set disconnected-tracing off
-trace gtp_test_function
-actions
-collect counter1
-end
-tstart
-shell echo 2 > /proc/gtp_test
-""")
-    # gdb quits without tstop: the dropped connection stops the trace
-    sh("echo 3 > /proc/gtp_test")
-    out = session(reset=False, body="""tstatus
-tfind 1
-p counter1
-""")
-    # gdb's words for qTStatus's tdisconnected ("Trace will stop if GDB
-    # disconnects", printed in every tstatus, is not it)
-    expect(out, r"^Trace stopped because of disconnection\.$")
-    expect(out, r"Collected 2 trace frames")
-    expect(out, r"^\$1 = 2$")
-
-
 def test_start_stop_cycles_under_load():
     # The probe sits one instruction past the function's fentry call (after
     # endbr64 on IBT kernels), not on the call itself: on the guest kernel (Debian 6.1 under QEMU TCG) registering and
