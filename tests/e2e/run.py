@@ -3,7 +3,8 @@
 
     python3 tests/e2e/run.py [SUBSTRING...] [!SUBSTRING...]
 
-Runs every test_* function of tests/e2e/test_*.py in file order (only
+Runs every case of tests/e2e/cases/test_*.case and every test_*
+function of tests/e2e/test_*.py, file by file (a file's cases first; only
 those whose "file::name" contains one of the SUBSTRINGs, if given, and
 none of the !SUBSTRINGs), prints
 TAP, checks the kernel log after each test for oopses and warnings, and
@@ -11,6 +12,7 @@ ends with the line "N passed, N failed, N skipped".  A test that raises
 gtplib.Skip is reported as "ok N - name # SKIP reason".  Exit status as
 kselftest's: 0 all passed (or skipped), 1 any failed, 4 everything skipped.
 """
+import functools
 import glob
 import importlib.util
 import os
@@ -20,11 +22,19 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cases  # noqa: E402
 import gtplib  # noqa: E402
 
 def all_tests():
-    tests = []
-    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+    """[("test_FILE::test_NAME", fn)]: by FILE, each file's cases (in
+    tests/e2e/cases/test_FILE.case order) before its Python tests (in
+    tests/e2e/test_FILE.py source order)."""
+    try:
+        by_file = {f: [("test_" + c.name, functools.partial(cases.run, c))
+                       for c in cs] for f, cs in cases.load().items()}
+    except cases.CaseError as e:
+        sys.exit("run.py: %s" % e)
+    for path in glob.glob(os.path.join(HERE, "test_*.py")):
         name = os.path.basename(path)[:-3]
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
@@ -32,7 +42,14 @@ def all_tests():
         fns = [(k, v) for k, v in vars(mod).items()
                if k.startswith("test_") and callable(v)]
         fns.sort(key=lambda kv: kv[1].__code__.co_firstlineno)
-        tests += [("%s::%s" % (name, k), v) for k, v in fns]
+        by_file.setdefault(name, []).extend(fns)
+    tests = []
+    for name in sorted(by_file):
+        names = [k for k, _ in by_file[name]]
+        dup = sorted({k for k in names if names.count(k) > 1})
+        if dup:
+            sys.exit("run.py: %s: both a case and a function: %s" % (name, " ".join(dup)))
+        tests += [("%s::%s" % (name, k), v) for k, v in by_file[name]]
     return tests
 
 

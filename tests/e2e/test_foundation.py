@@ -1,8 +1,8 @@
 """Foundation: stock gdb connects to /proc/gtp and reads the live kernel.
 
-Runs inside the guest (tests/vm/run) with gtptrace.ko loaded.
+Runs inside the guest (tests/vm/run) with gtptrace.ko loaded.  The plain
+gdb sessions are cases, in cases/test_foundation.case.
 """
-import errno
 import os
 import re
 import stat
@@ -17,23 +17,6 @@ def test_proc_file_mode():
     assert st.st_uid == 0
 
 
-def test_tstatus_not_run():
-    out = gdb(TARGET, "tstatus")
-    expect(out, r"^No trace has been run on the target\.$")
-    expect(out, r"Collected 0 trace frames\.")
-    # gdb's serial layer got answers to its tty ioctls: no warnings.
-    expect_not(out, r"tty_state failed|Inappropriate ioctl")
-    expect_not(out, r"Remote connection closed|Bogus|Malformed")
-
-
-def test_architecture_from_target_xml():
-    # No vmlinux loaded: the target description must tell gdb it is x86-64.
-    out = gdb(TARGET, "show architecture", "show osabi", "info registers rip")
-    expect(out, r'currently "i386:x86-64"')
-    expect(out, r'currently "GNU/Linux"')
-    expect(out, r"^rip\s+0x0\s")
-
-
 def test_read_linux_banner():
     addr = ksym("linux_banner")
     out = gdb(TARGET, "x/s 0x%x" % addr)
@@ -42,12 +25,6 @@ def test_read_linux_banner():
         version = f.read()
     # The string gdb read is the kernel's own banner.
     assert version.startswith(m.group(1)[:40]), (m.group(1), version)
-
-
-def test_unreadable_address():
-    out = gdb(TARGET, "x/4xb 0", "x/4xb 0xffffffffffff0000")
-    expect(out, r"Cannot access memory at address 0x0\b")
-    expect(out, r"Cannot access memory at address 0xffffffffffff0000")
 
 
 def _vmalloc_areas(pattern):
@@ -145,14 +122,6 @@ def test_detach_and_reconnect():
         out.count("[Inferior 1 (Remote target) detached]") >= 3, out
     expect(out, r'"Linux version')
     expect_not(out, r"Remote connection closed|EBUSY|Device or resource busy")
-
-
-def test_quit_detaches():
-    # qAttached=1: quitting detaches (D) rather than killing; the next
-    # session connects at once.
-    gdb(TARGET, "tstatus")
-    out = gdb(TARGET, "tstatus")
-    expect(out, r"No trace has been run on the target\.")
 
 
 def test_read_blocks_and_poll_is_honest():

@@ -252,18 +252,6 @@ gtp-count $tracepoint
     assert rows(section(out, "gtp-count $tracepoint: ")) == {"[1]": 200, "[2]": 200}, out
 
 
-def test_gdb_refusals():
-    out = session(FIG11 % 5 + "gtp-hist no_such_symbol_here\n")
-    expect(out, r"gtp-hist: cannot evaluate 'no_such_symbol_here' in trace frame 0: "
-                r"No symbol \"no_such_symbol_here\" in current context")
-    out = session(FIG11 % 5 + "gtp-hist counter1 --bins 3\n")
-    expect(out, r"gtp-hist: unknown option --bins")
-    out = session(FIG11 % 5 + "gtp-hist counter1 --tp 7\n")
-    expect(out, r"gtp-hist: no trace frames of tracepoint 7")
-    out = session(FIG11 % 0 + "gtp-stats counter1\n")
-    expect(out, r"gtp-stats: no trace frames$")
-
-
 def test_ctl_tfile_and_live_match_gdb():
     loop1 = ksym("loop_counter1")
     out = session("""tvariable $cpu_id

@@ -1,0 +1,266 @@
+"""Declarative e2e cases: tests/e2e/cases/test_FILE.case (docs/testing.md).
+
+A case is a gdb session (with its shell workload lines), or a few in a
+row, and what each one's output must and must not show.  run.py gives
+each case the name "test_FILE::test_NAME", as if it were a test_NAME
+function of tests/e2e/test_FILE.py, so filters, tests/e2e/weights and
+tests/vm/matrix's lists name cases and Python tests alike.
+
+    NAME fig12_false_condition      a case begins; the test is test_NAME
+    GDB                             a session, up to END: a gdb command
+    ...                               file after gtplib.GDB_HEAD, on a
+    END                               reset target (an error ends it)
+    GDB noreset                     the same on the target as the step
+    ...                               before left it (a reconnect)
+    END
+    GDB_EX                          each line one -ex of a bare gdb: no
+    ...                               preamble, no reset (every command
+    END                               runs, even after one fails)
+    SH COMMAND                      a guest shell command that must succeed
+    EXPECT REGEX                    the step above's output must match (re.M)
+    EXPECT_NOT REGEX                must not
+    FRAMES N                        its last tstatus counted N frames
+    VALUES EXPR = N N ...           it printed "EXPR = N" these times
+    REQUIRES WHAT                   else SKIP: "gdb >= 16",
+                                      "kernel >= 6.6", "path /sys/..."
+    TIMEOUT SECONDS                 for each gdb run (default: 180 for
+                                      GDB, 120 for GDB_EX)
+
+Steps run in file order; the case fails at the first check that does.
+Lines starting with # outside a session are comments; a REGEX is the rest
+of its line with trailing blanks removed (write \\s for a blank at the end).
+"""
+import dataclasses
+import glob
+import os
+import re
+import subprocess
+from typing import Callable, Dict, List, Optional, Tuple
+
+import gtplib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases")
+
+# gdb's words for a bug on either side: no GDB session may print them.
+GDB_BUGS = (r"Fatal signal|internal-error|Remote connection closed|"
+            r"Bogus|Malformed|Remote failure")
+
+
+class CaseError(Exception):
+    """A case file that does not parse: "path:line: what"."""
+
+
+@dataclasses.dataclass
+class Step:
+    """One gdb run or shell command of a case, with the checks of its output."""
+    line: int
+    kind: str					# "gdb", "gdb_ex" or "sh"
+    script: str = ""				# gdb: the command file
+    ex: List[str] = dataclasses.field(default_factory=list)	# gdb_ex
+    command: str = ""				# sh
+    reset: bool = True				# gdb: reset the target first
+    expect: List[str] = dataclasses.field(default_factory=list)
+    expect_not: List[str] = dataclasses.field(default_factory=list)
+    frames: Optional[int] = None
+    values: List[Tuple[str, List[int]]] = dataclasses.field(default_factory=list)
+
+    def checks(self) -> bool:
+        return bool(self.expect or self.expect_not or self.values
+                    or self.frames is not None)
+
+
+@dataclasses.dataclass
+class Case:
+    path: str
+    line: int
+    name: str
+    steps: List[Step] = dataclasses.field(default_factory=list)
+    requires: List[str] = dataclasses.field(default_factory=list)
+    timeout: Optional[int] = None
+
+    def where(self, step: Optional[Step] = None) -> str:
+        return "%s:%d (%s)" % (os.path.relpath(self.path, HERE),
+                               step.line if step else self.line, self.name)
+
+
+def _requirement(text: str) -> str:
+    """Check a REQUIRES line's syntax now, not in the guest; return it."""
+    if not re.fullmatch(r"(gdb|kernel) >= \d+(\.\d+)*|path /\S+", text):
+        raise ValueError("REQUIRES takes 'gdb >= N', 'kernel >= N.N' or 'path /FILE'")
+    return text
+
+
+def _values(text: str) -> Tuple[str, List[int]]:
+    expr, sep, nums = text.rpartition(" = ")
+    if not sep or not expr:
+        raise ValueError("VALUES takes 'EXPR = N N ...'")
+    return expr, [int(n) for n in nums.split()]
+
+
+def _regex(text: str) -> str:
+    """Compile now: a bad regex stops run.py (and shards.py on the host)
+    before any guest boots, not one case deep into a run."""
+    re.compile(text)
+    return text
+
+
+def _step(case: Case) -> Step:
+    if not case.steps:
+        raise ValueError("a check before the case's first GDB, GDB_EX or SH")
+    return case.steps[-1]
+
+
+def _timeout(case: Case, arg: str) -> None:
+    case.timeout = int(arg)
+
+
+# The one-line keywords: what each does to the case being read.
+SETTERS: Dict[str, Callable[[Case, str], None]] = {
+    "EXPECT": lambda c, a: _step(c).expect.append(_regex(a)),
+    "EXPECT_NOT": lambda c, a: _step(c).expect_not.append(_regex(a)),
+    "FRAMES": lambda c, a: setattr(_step(c), "frames", int(a)),
+    "VALUES": lambda c, a: _step(c).values.append(_values(a)),
+    "REQUIRES": lambda c, a: c.requires.append(_requirement(a)),
+    "TIMEOUT": _timeout,
+}
+
+
+def parse(path: str) -> List[Case]:
+    """The cases of one file, in file order; CaseError if it is malformed."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    cases: List[Case] = []
+    block: Optional[List[str]] = None		# inside GDB/GDB_EX: its lines
+    for no, raw in enumerate(lines, 1):
+        where = "%s:%d" % (path, no)
+        if block is not None:
+            if raw.rstrip() != "END":
+                block.append(raw)
+                continue
+            step = cases[-1].steps[-1]
+            if step.kind == "gdb":
+                step.script = "".join(l + "\n" for l in block)
+            else:
+                step.ex = block
+            block = None
+            continue
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, arg = line.partition(" ")
+        arg = arg.strip()
+        if key == "NAME":
+            if not re.fullmatch(r"\w+", arg):
+                raise CaseError("%s: NAME takes one word" % where)
+            cases.append(Case(path, no, arg))
+            continue
+        if not cases:
+            raise CaseError("%s: %s before the first NAME" % (where, key))
+        case = cases[-1]
+        if (key, arg) in (("GDB", ""), ("GDB", "noreset"), ("GDB_EX", "")):
+            case.steps.append(Step(no, key.lower(), reset=arg != "noreset"))
+            block = []
+            continue
+        if key == "SH" and arg:
+            case.steps.append(Step(no, "sh", command=arg))
+            continue
+        if key not in SETTERS or not arg:
+            raise CaseError("%s: unknown line %r" % (where, line))
+        try:
+            SETTERS[key](case, arg)
+        except (ValueError, re.error) as e:
+            raise CaseError("%s: %s" % (where, e))
+    if block is not None:
+        raise CaseError("%s: %s without END" % (path, cases[-1].steps[-1].kind.upper()))
+    for case in cases:
+        if not any(s.kind != "sh" for s in case.steps):
+            raise CaseError("%s:%d: case %s has no GDB or GDB_EX session"
+                            % (path, case.line, case.name))
+        # a case that checks nothing cannot fail
+        if not any(s.checks() for s in case.steps):
+            raise CaseError("%s:%d: case %s expects nothing"
+                            % (path, case.line, case.name))
+    return cases
+
+
+def load(directory: str = CASES) -> Dict[str, List[Case]]:
+    """{"test_FILE": [cases]} for every directory/test_FILE.case."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(directory, "test_*.case"))):
+        cases = parse(path)
+        names = [c.name for c in cases]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise CaseError("%s: NAME used twice: %s" % (path, " ".join(sorted(dup))))
+        out[os.path.basename(path)[:-len(".case")]] = cases
+    return out
+
+
+def _version(text: str) -> Tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text))
+
+
+def _gdb_version() -> Tuple[int, ...]:
+    out = subprocess.run([gtplib.GDB, "--version"], stdout=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL).stdout.decode()
+    return _version(re.search(r"(\d+\.\d+)", out).group(1))
+
+
+def _missing(req: str) -> Optional[str]:
+    """Why the guest does not meet a REQUIRES line, or None."""
+    what, _, arg = req.partition(" ")
+    if what == "path":
+        return None if os.path.exists(arg) else "no %s here" % arg
+    want = _version(arg)
+    have = _gdb_version() if what == "gdb" else _version(os.uname().release)[:len(want)]
+    if have[:len(want)] < want:
+        return "needs %s %s (this is %s)" % (what, arg, ".".join(map(str, have)))
+    return None
+
+
+def _fail(case: Case, step: Step, what: str, out: str) -> None:
+    raise AssertionError("%s: %s in output:\n%s" % (case.where(step), what, out))
+
+
+def _output(case: Case, step: Step) -> str:
+    """Run one step; its output."""
+    if step.kind == "sh":
+        return gtplib.sh(step.command)
+    if step.kind == "gdb_ex":
+        return gtplib.gdb(*step.ex, timeout=case.timeout or 120)
+    if step.reset:
+        gtplib.reset_target()
+    out = gtplib.gdb_script(gtplib.GDB_HEAD + step.script,
+                            timeout=case.timeout or 180)
+    if re.search(GDB_BUGS, out, re.M):
+        _fail(case, step, "gdb reported a bug /%s/" % GDB_BUGS, out)
+    return out
+
+
+def _check(case: Case, step: Step, out: str) -> None:
+    for rx in step.expect:
+        if not re.search(rx, out, re.M):
+            _fail(case, step, "expected /%s/" % rx, out)
+    for rx in step.expect_not:
+        m = re.search(rx, out, re.M)
+        if m:
+            _fail(case, step, "unexpected /%s/ (%r)" % (rx, m.group(0)), out)
+    if step.frames is not None:
+        got = gtplib.frames_collected(out)
+        if not got or got[-1] != step.frames:
+            _fail(case, step, "FRAMES %d, tstatus said %s" % (step.frames, got), out)
+    for expr, want in step.values:
+        got = gtplib.values(out, expr)
+        if got != want:
+            _fail(case, step, "VALUES %s = %s, got %s" % (expr, want, got), out)
+
+
+def run(case: Case) -> None:
+    """Run one case: raise gtplib.Skip, or AssertionError naming the line."""
+    for req in case.requires:
+        why = _missing(req)
+        if why:
+            raise gtplib.Skip(why)
+    for step in case.steps:
+        _check(case, step, _output(case, step))
