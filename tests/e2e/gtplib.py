@@ -9,7 +9,12 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
+import tap  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GTP_PY = os.path.join(REPO, "gdb-scripts", "gtp.py")
@@ -139,12 +144,10 @@ class Timeout(AssertionError):
     pass
 
 
-class Skip(Exception):
-    """Raised by a test that cannot run here; the reason says why (TAP SKIP).
-
-    Only for a feature the running kernel truly lacks, never to hide a
-    failure.
-    """
+# Skip: raised by a test that cannot run here; the reason says why (TAP
+# SKIP).  Only for a feature the running kernel truly lacks, never to hide
+# a failure.  The one TAP runner's own (tests/lib/tap.py).
+Skip = tap.Skip
 
 
 def _run(argv, timeout):

@@ -17,8 +17,6 @@ import glob
 import importlib.util
 import os
 import sys
-import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -74,42 +72,18 @@ def main():
     if stale:
         sys.exit("run.py: no test matches %s" % " ".join(stale))
     tests = select(everything, sys.argv[1:])
-    print("TAP version 13")
-    print("1..%d" % len(tests), flush=True)
-    passed = failed = skipped = 0
     log_seen = len(gtplib.dmesg().splitlines())
-    for i, (name, fn) in enumerate(tests, 1):
-        t0 = time.time()
-        err = skip = None
-        try:
-            fn()
-        except gtplib.Skip as e:
-            skip = str(e) or "no reason given"
-        except Exception:
-            err = traceback.format_exc()
+
+    def kernel_log():
+        nonlocal log_seen
         log = gtplib.dmesg().splitlines()
         new = log[log_seen:]
         log_seen = len(log)
-        if err is None and gtplib.log_problems(new):
-            err = "kernel log reports a problem:\n" + "\n".join(new[-80:])
-        dt = time.time() - t0
-        if err is None and skip is not None:
-            skipped += 1
-            print("ok %d - %s # SKIP %s" % (i, name, skip), flush=True)
-        elif err is None:
-            passed += 1
-            print("ok %d - %s (%.1fs)" % (i, name, dt), flush=True)
-        else:
-            failed += 1
-            print("not ok %d - %s (%.1fs)" % (i, name, dt))
-            for line in err.rstrip().splitlines():
-                print("# " + line)
-            sys.stdout.flush()
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped), flush=True)
-    if failed or not tests:
-        return 1
-    return 4 if skipped == len(tests) else 0
+        if gtplib.log_problems(new):
+            return "kernel log reports a problem:\n" + "\n".join(new[-80:])
+        return None
 
+    return gtplib.tap.run(tests, after=kernel_log)
 
 if __name__ == "__main__":
     sys.exit(main())

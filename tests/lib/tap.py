@@ -38,11 +38,14 @@ def _hung(signum: int, frame: Optional[FrameType]) -> None:
     raise TimeoutError("the test hung (still running after its time limit)")
 
 
-def run(tests: List[Test], timeout: int = 0) -> int:
+def run(tests: List[Test], timeout: int = 0,
+        after: Optional[Callable[[], Optional[str]]] = None) -> int:
     """Run tests in order, print TAP, return the exit status.
 
     timeout (seconds, 0 for none) is a hang guard, not a timing assertion:
-    a test still running then fails with TimeoutError (SIGALRM)."""
+    a test still running then fails with TimeoutError (SIGALRM).  after,
+    if given, runs after each test and returns why a test that passed
+    fails all the same (the guest runner's kernel-log check), else None."""
     print("TAP version 13")
     print("1..%d" % len(tests), flush=True)
     if timeout:
@@ -62,6 +65,10 @@ def run(tests: List[Test], timeout: int = 0) -> int:
             err = traceback.format_exc()
         finally:
             signal.alarm(0)
+        if after is not None:
+            problem = after()
+            if err is None and problem:
+                err = problem
         dt = time.time() - t0
         if err is None and skip is not None:
             skipped += 1
