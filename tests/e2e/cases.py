@@ -31,6 +31,7 @@ Lines starting with # outside a session are comments; a REGEX is the rest
 of its line with trailing blanks removed (write \\s for a blank at the end).
 """
 import dataclasses
+import functools
 import glob
 import os
 import re
@@ -201,6 +202,9 @@ def _version(text: str) -> Tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", text))
 
 
+# The gdb under test is one for the whole run: asked once, not by every
+# case that REQUIRES a gdb version (a gdb start costs seconds in the guest).
+@functools.lru_cache(maxsize=None)
 def _gdb_version() -> Tuple[int, ...]:
     out = subprocess.run([gtplib.GDB, "--version"], stdout=subprocess.PIPE,
                          stdin=subprocess.DEVNULL).stdout.decode()
