@@ -8,7 +8,7 @@ tests/vm/matrix's lists name cases and Python tests alike.
 
     NAME fig12_false_condition      a case begins; the test is test_NAME
     GDB                             a session, up to END: a gdb command
-    ...                               file after gtplib.GDB_HEAD, on a
+    ...                               file after the case's HEAD, on a
     END                               reset target (an error ends it)
     GDB noreset                     the same on the target as the step
     ...                               before left it (a reconnect)
@@ -17,14 +17,27 @@ tests/vm/matrix's lists name cases and Python tests alike.
     ...                               preamble, no reset (every command
     END                               runs, even after one fails)
     SH COMMAND                      a guest shell command that must succeed
+    SH_FAILS COMMAND                one that must fail (a refusal)
+    PARAM NAME VALUE                set gtp's module parameter NAME; the
+                                      case's end restores every one it set
     EXPECT REGEX                    the step above's output must match (re.M)
     EXPECT_NOT REGEX                must not
+    EXPECT_COUNT N REGEX            must match exactly N times
     FRAMES N                        its last tstatus counted N frames
     VALUES EXPR = N N ...           it printed "EXPR = N" these times
     REQUIRES WHAT                   else SKIP: "gdb >= 16",
                                       "kernel >= 6.6", "path /sys/..."
     TIMEOUT SECONDS                 for each gdb run (default: 180 for
                                       GDB, 120 for GDB_EX)
+    HEAD module|gtp|connect         the GDB sessions' preamble (HEADS;
+                                      default module)
+
+${WORD ARG...} in a session, a shell command or a REGEX is a value of the
+guest, looked up when the step runs (SUBSTITUTIONS): ${ksym NAME [MOD]}
+an address from /proc/kallsyms, ${past_fentry} gtp_test_function's first
+offset past its fentry call, ${vmlinux} build/dbg's vmlinux of the
+running kernel (the case is skipped without one), ${repo}, ${gtp_py},
+${test_ko}, ${gtp_ko}.  In a REGEX the value stands for itself (escaped).
 
 Steps run in file order; the case fails at the first check that does.
 Lines starting with # outside a session are comments; a REGEX is the rest
@@ -48,6 +61,72 @@ GDB_BUGS = (r"Fatal signal|internal-error|Remote connection closed|"
             r"Bogus|Malformed|Remote failure")
 
 
+# The preambles a case's GDB sessions may start with (HEAD NAME): every one
+# sets gdb up for batch output; module also loads gtp_test.ko's symbols and
+# connects (gtplib.GDB_HEAD), connect connects with BTF's names and types
+# (gtp-connect), gtp only sources gtp.py (the session connects itself).
+GTP_HEAD = """set pagination off
+set confirm off
+set width 0
+source %s
+""" % gtplib.GTP_PY
+HEADS = {
+    "module": gtplib.GDB_HEAD,
+    "gtp": GTP_HEAD,
+    "connect": GTP_HEAD + "gtp-connect\n",
+}
+
+
+def _vmlinux() -> str:
+    path = os.path.join(gtplib.REPO, "build", "dbg", "vmlinux-" + os.uname().release)
+    if not os.path.exists(path):
+        raise gtplib.Skip("no vmlinux with DWARF for %s (tests/vm/dbg-vmlinux %s)"
+                          % (os.uname().release, os.uname().release))
+    return path
+
+
+def _ksym(name: str, mod: Optional[str] = None) -> str:
+    addr = gtplib.ksym(name, mod)
+    if addr is None:
+        raise AssertionError("%s is not in /proc/kallsyms" % name)
+    return "0x%x" % addr
+
+
+# ${WORD ARG...}: the values a case reads from the guest when its step runs,
+# and how many arguments each takes.
+SUBSTITUTIONS: Dict[str, Tuple[Callable[..., str], Tuple[int, int]]] = {
+    "ksym": (_ksym, (1, 2)),
+    "past_fentry": (lambda: str(gtplib.past_fentry()), (0, 0)),
+    "vmlinux": (_vmlinux, (0, 0)),
+    "repo": (lambda: gtplib.REPO, (0, 0)),
+    "gtp_py": (lambda: gtplib.GTP_PY, (0, 0)),
+    "test_ko": (lambda: gtplib.TEST_KO, (0, 0)),
+    "gtp_ko": (lambda: gtplib.GTP_KO, (0, 0)),
+}
+SUBST = re.compile(r"\$\{(\w+)((?: [^ }]+)*)\}")
+
+
+def _check_substs(text: str) -> str:
+    """Refuse an unknown ${WORD} or a wrong argument count at parse time."""
+    for m in SUBST.finditer(text):
+        word, args = m.group(1), m.group(2).split()
+        if word not in SUBSTITUTIONS:
+            raise ValueError("unknown ${%s}: one of %s" % (word, " ".join(sorted(SUBSTITUTIONS))))
+        lo, hi = SUBSTITUTIONS[word][1]
+        if not lo <= len(args) <= hi:
+            raise ValueError("${%s} takes %s argument(s)"
+                             % (word, lo if lo == hi else "%d to %d" % (lo, hi)))
+    return text
+
+
+def substitute(text: str, escape: bool = False) -> str:
+    """text with each ${WORD ARG...} replaced by its value in this guest."""
+    def value(m: "re.Match[str]") -> str:
+        v = SUBSTITUTIONS[m.group(1)][0](*m.group(2).split())
+        return re.escape(v) if escape else v
+    return SUBST.sub(value, text)
+
+
 class CaseError(Exception):
     """A case file that does not parse: "path:line: what"."""
 
@@ -56,19 +135,21 @@ class CaseError(Exception):
 class Step:
     """One gdb run or shell command of a case, with the checks of its output."""
     line: int
-    kind: str					# "gdb", "gdb_ex" or "sh"
+    kind: str					# "gdb", "gdb_ex", "sh", "sh_fails", "param"
     script: str = ""				# gdb: the command file
     ex: List[str] = dataclasses.field(default_factory=list)	# gdb_ex
-    command: str = ""				# sh
+    command: str = ""				# sh, sh_fails; param: "NAME VALUE"
     reset: bool = True				# gdb: reset the target first
     expect: List[str] = dataclasses.field(default_factory=list)
     expect_not: List[str] = dataclasses.field(default_factory=list)
+    expect_count: List[Tuple[int, str]] = dataclasses.field(default_factory=list)
     frames: Optional[int] = None
     values: List[Tuple[str, List[int]]] = dataclasses.field(default_factory=list)
 
     def checks(self) -> bool:
-        return bool(self.expect or self.expect_not or self.values
-                    or self.frames is not None)
+        return bool(self.expect or self.expect_not or self.expect_count
+                    or self.values or self.frames is not None
+                    or self.kind == "sh_fails")
 
 
 @dataclasses.dataclass
@@ -79,6 +160,7 @@ class Case:
     steps: List[Step] = dataclasses.field(default_factory=list)
     requires: List[str] = dataclasses.field(default_factory=list)
     timeout: Optional[int] = None
+    head: str = "module"
 
     def where(self, step: Optional[Step] = None) -> str:
         return "%s:%d (%s)" % (os.path.relpath(self.path, HERE),
@@ -102,7 +184,29 @@ def _values(text: str) -> Tuple[str, List[int]]:
 def _regex(text: str) -> str:
     """Compile now: a bad regex stops run.py (and shards.py on the host)
     before any guest boots, not one case deep into a run."""
-    re.compile(text)
+    _check_substs(text)
+    re.compile(SUBST.sub("x", text))
+    return text
+
+
+def _count(text: str) -> Tuple[int, str]:
+    n, _, rx = text.partition(" ")
+    if not n.isdigit() or not rx:
+        raise ValueError("EXPECT_COUNT takes 'N REGEX'")
+    return int(n), _regex(rx)
+
+
+def _head(case: "Case", arg: str) -> None:
+    if arg not in HEADS:
+        raise ValueError("HEAD is one of %s" % " ".join(sorted(HEADS)))
+    if any(s.kind == "gdb" for s in case.steps):
+        raise ValueError("HEAD after a GDB session it would not apply to")
+    case.head = arg
+
+
+def _param(text: str) -> str:
+    if not re.fullmatch(r"\w+ \S+", text):
+        raise ValueError("PARAM takes 'NAME VALUE'")
     return text
 
 
@@ -120,10 +224,12 @@ def _timeout(case: Case, arg: str) -> None:
 SETTERS: Dict[str, Callable[[Case, str], None]] = {
     "EXPECT": lambda c, a: _step(c).expect.append(_regex(a)),
     "EXPECT_NOT": lambda c, a: _step(c).expect_not.append(_regex(a)),
+    "EXPECT_COUNT": lambda c, a: _step(c).expect_count.append(_count(a)),
     "FRAMES": lambda c, a: setattr(_step(c), "frames", int(a)),
     "VALUES": lambda c, a: _step(c).values.append(_values(a)),
     "REQUIRES": lambda c, a: c.requires.append(_requirement(a)),
     "TIMEOUT": _timeout,
+    "HEAD": _head,
 }
 
 
@@ -140,6 +246,11 @@ def parse(path: str) -> List[Case]:
                 block.append(raw)
                 continue
             step = cases[-1].steps[-1]
+            try:
+                for l in block:
+                    _check_substs(l)
+            except ValueError as e:
+                raise CaseError("%s:%d: %s" % (path, step.line, e))
             if step.kind == "gdb":
                 step.script = "".join(l + "\n" for l in block)
             else:
@@ -163,8 +274,14 @@ def parse(path: str) -> List[Case]:
             case.steps.append(Step(no, key.lower(), reset=arg != "noreset"))
             block = []
             continue
-        if key == "SH" and arg:
-            case.steps.append(Step(no, "sh", command=arg))
+        if key in ("SH", "SH_FAILS", "PARAM") and arg:
+            try:
+                _check_substs(arg)
+                if key == "PARAM":
+                    _param(arg)
+            except ValueError as e:
+                raise CaseError("%s: %s" % (where, e))
+            case.steps.append(Step(no, key.lower(), command=arg))
             continue
         if key not in SETTERS or not arg:
             raise CaseError("%s: unknown line %r" % (where, line))
@@ -175,7 +292,7 @@ def parse(path: str) -> List[Case]:
     if block is not None:
         raise CaseError("%s: %s without END" % (path, cases[-1].steps[-1].kind.upper()))
     for case in cases:
-        if not any(s.kind != "sh" for s in case.steps):
+        if not any(s.kind in ("gdb", "gdb_ex") for s in case.steps):
             raise CaseError("%s:%d: case %s has no GDB or GDB_EX session"
                             % (path, case.line, case.name))
         # a case that checks nothing cannot fail
@@ -227,15 +344,35 @@ def _fail(case: Case, step: Step, what: str, out: str) -> None:
     raise AssertionError("%s: %s in output:\n%s" % (case.where(step), what, out))
 
 
-def _output(case: Case, step: Step) -> str:
-    """Run one step; its output."""
+def _sh_fails(command: str) -> str:
+    p = subprocess.run(command, shell=True, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=300)
+    out = p.stdout.decode(errors="replace")
+    if p.returncode == 0:
+        raise AssertionError("command succeeded, a refusal was expected: %s\n%s"
+                             % (command, out))
+    return out
+
+
+def _output(case: Case, step: Step, saved: Dict[str, str]) -> str:
+    """Run one step; its output.  saved: each module parameter the case
+    has set, with its value before the case."""
+    if step.kind == "param":
+        name, value = step.command.split()
+        if name not in saved:
+            saved[name] = gtplib.param(name).strip()
+        return gtplib.param(name, substitute(value))
     if step.kind == "sh":
-        return gtplib.sh(step.command)
+        return gtplib.sh(substitute(step.command))
+    if step.kind == "sh_fails":
+        return _sh_fails(substitute(step.command))
     if step.kind == "gdb_ex":
-        return gtplib.gdb(*step.ex, timeout=case.timeout or 120)
+        return gtplib.gdb(*[substitute(l) for l in step.ex],
+                          timeout=case.timeout or 120)
+    script = substitute(step.script)
     if step.reset:
         gtplib.reset_target()
-    out = gtplib.gdb_script(gtplib.GDB_HEAD + step.script,
+    out = gtplib.gdb_script(HEADS[case.head] + script,
                             timeout=case.timeout or 180)
     if re.search(GDB_BUGS, out, re.M):
         _fail(case, step, "gdb reported a bug /%s/" % GDB_BUGS, out)
@@ -244,12 +381,16 @@ def _output(case: Case, step: Step) -> str:
 
 def _check(case: Case, step: Step, out: str) -> None:
     for rx in step.expect:
-        if not re.search(rx, out, re.M):
+        if not re.search(substitute(rx, escape=True), out, re.M):
             _fail(case, step, "expected /%s/" % rx, out)
     for rx in step.expect_not:
-        m = re.search(rx, out, re.M)
+        m = re.search(substitute(rx, escape=True), out, re.M)
         if m:
             _fail(case, step, "unexpected /%s/ (%r)" % (rx, m.group(0)), out)
+    for n, rx in step.expect_count:
+        got = len(re.findall(substitute(rx, escape=True), out, re.M))
+        if got != n:
+            _fail(case, step, "EXPECT_COUNT %d /%s/, found %d" % (n, rx, got), out)
     if step.frames is not None:
         got = gtplib.frames_collected(out)
         if not got or got[-1] != step.frames:
@@ -266,5 +407,10 @@ def run(case: Case) -> None:
         why = _missing(req)
         if why:
             raise gtplib.Skip(why)
-    for step in case.steps:
-        _check(case, step, _output(case, step))
+    saved: Dict[str, str] = {}
+    try:
+        for step in case.steps:
+            _check(case, step, _output(case, step, saved))
+    finally:
+        for name, value in saved.items():
+            gtplib.param(name, value)

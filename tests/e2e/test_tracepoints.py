@@ -172,32 +172,6 @@ def kprobes_list():
         return f.read()
 
 
-def test_refused_address_not_text():
-    banner = ksym("linux_banner")
-    # tracepoint 1 attaches fine, tracepoint 2 is refused: 1 must go too
-    out = session("""trace gtp_test_function
-actions
-collect counter1
-end
-trace *0x%x
-tstart
-""" % banner)
-    expect(out, r"gtp: tracepoint 2 at 0x%x: not in probe-able kernel text"
-                % banner)
-    expect(out, r"Error on target|Target returns error code")
-    expect_not(kprobes_list(), r"gtp_test_function")
-    out = session("tstatus\n", reset=False)
-    expect_not(out, r"Trace is running")
-
-
-def test_refused_inside_gtp():
-    # A probe in gtp's own hit path could deadlock on the frame lock.
-    addr = ksym("gtp_tp_hit")
-    out = session("trace *0x%x\ntstart\n" % addr)
-    expect(out, r"gtp: tracepoint 1 at 0x%x: inside gtp itself, refused" % addr)
-    expect_not(kprobes_list(), r"gtp_tp_hit")
-
-
 def test_reconnect_without_symbols():
     # A tracepoint given as an address expression must not stop a gdb that
     # has no symbols from connecting to the target that holds it.
