@@ -738,8 +738,10 @@ def _cache_dir() -> str:
 
 
 def places(src: str, build_id: Optional[str]) -> list[str]:
-    """Where the patched copy of src may be, in the order tried."""
-    src = os.path.abspath(src)
+    """Where the patched copy of src may be, in the order tried.  By the
+    file's real path: the copy made through one symlinked directory (a
+    worktree's build/dbg) is the same file's copy through another."""
+    src = os.path.realpath(src)
     key = build_id or hashlib.sha1(src.encode()).hexdigest()
     return [src + SUFFIX, os.path.join(_cache_dir(), key, os.path.basename(src) + SUFFIX)]
 
@@ -751,7 +753,7 @@ def _source_key(src: str) -> dict:
             f.seek(off)
             return f.read(size)
         bid = _ElfHead(read).build_id()
-    return {"path": os.path.abspath(src), "size": s.st_size, "mtime": int(s.st_mtime),
+    return {"path": os.path.realpath(src), "size": s.st_size, "mtime": int(s.st_mtime),
             "build_id": bid}
 
 

@@ -261,7 +261,7 @@ class TestCopies(unittest.TestCase):
         subprocess.run(["chmod", "-R", "u+w", self.tmp])
         shutil.rmtree(self.tmp)
 
-    def run_copy(self, as_nobody=False):
+    def run_copy(self, as_nobody=False, src=None):
         """patched_copy(src) in a child (as nobody if asked and root)."""
         code = ("import sys; sys.path.insert(0, %r)\n"
                 "from gtpgdb import entryval as E\n"
@@ -269,7 +269,7 @@ class TestCopies(unittest.TestCase):
                 "    c, st = E.patched_copy(%r, lambda l: print('log', l))\n"
                 "    print('copy', c, st.total())\n"
                 "except E.EntryvalError as e:\n"
-                "    print('error', e)\n" % (os.path.join(REPO, "gdb-scripts"), self.src))
+                "    print('error', e)\n" % (os.path.join(REPO, "gdb-scripts"), src or self.src))
         argv = [sys.executable, "-c", code]
         if as_nobody and os.geteuid() == 0:
             os.chmod(self.tmp, 0o755)
@@ -293,6 +293,18 @@ class TestCopies(unittest.TestCase):
         st = os.stat(self.src)
         os.utime(self.src, (st.st_atime, st.st_mtime + 10))
         self.assertRegex(self.run_copy(), r"(?m)^log writing ")
+
+    def test_through_a_symlinked_directory(self):
+        """The same file reached through a symlinked directory (a git
+        worktree's build/dbg) finds the copy made through the other path,
+        and does not make another."""
+        made = re.search(r"(?m)^copy (\S+) ([1-9]\d*)$", self.run_copy())
+        self.assertTrue(made)
+        link = os.path.join(self.tmp, "link")
+        os.symlink(os.path.dirname(self.src), link)
+        out = self.run_copy(src=os.path.join(link, "ev"))
+        self.assertNotIn("log", out)
+        self.assertEqual(out.strip(), "copy %s %s" % made.groups())
 
     def test_in_the_cache(self):
         """A directory it cannot write to: the copy goes to the cache, by
