@@ -292,10 +292,8 @@ def parse(path: str) -> List[Case]:
     if block is not None:
         raise CaseError("%s: %s without END" % (path, cases[-1].steps[-1].kind.upper()))
     for case in cases:
-        if not any(s.kind in ("gdb", "gdb_ex") for s in case.steps):
-            raise CaseError("%s:%d: case %s has no GDB or GDB_EX session"
-                            % (path, case.line, case.name))
-        # a case that checks nothing cannot fail
+        # a case that checks nothing cannot fail (a SH step's gdb, run as
+        # another user, say, is checked as a session's output is)
         if not any(s.checks() for s in case.steps):
             raise CaseError("%s:%d: case %s expects nothing"
                             % (path, case.line, case.name))

@@ -14,66 +14,44 @@ computed (ret = 4093 after a 4093-byte read) and the user's text is back.
 import os
 import re
 
-from gtplib import expect, expect_not, ksym, leaves_target_clean
-from test_vmlinux import session, vmlinux
+from gtplib import REPO, expect, expect_not, ksym, leaves_target_clean
+from vmlinuxlib import session, vmlinux
 
 # fs/read_write.c of Debian's 6.1: in vfs_read after the read, where ret
 # holds its result (the test checks it is in vfs_read)
 LINE = 473
 SIZE = 4093
 
-HOOKS = """python
-def tstart(what):
-    try:
-        gdb.execute("tstart")
-        print("%s tstart: ok" % what)
-        return True
-    except gdb.error as e:
-        print("%s tstart: failed: %s" % (what, e))
-        return False
-end
-"""
+# the gdb-side helpers the session calls (tests/e2e/gdbpy)
+SOURCES = "".join("source %s\n" % os.path.join(REPO, "tests", "e2e", "gdbpy", f) for f in
+                  ("tracepoint_symbol.py", "tstart_gdb_then_gtp.py", "reads.py"))
 
 
 @leaves_target_clean
 def test_tstart_drops_what_gdb_cannot_compile():
+    """gtp's tstart succeeds and drops exactly what made gdb's own fail.
+    Python: what is expected depends on whether this gdb can compile
+    the items, and the dropped names are checked against the frame."""
     path = vmlinux()
     data = "/run/gtp-collectable-%d" % os.getpid()
     with open(data, "wb") as f:
         f.write(os.urandom(3 * SIZE))
     try:
-        out = session("""gtp-load-vmlinux %(path)s
+        out = session(SOURCES + """gtp-load-vmlinux %s
 target remote /proc/gtp
-trace fs/read_write.c:%(line)d if ret == %(size)d
+trace fs/read_write.c:%d if ret == %d
 actions
 collect $locals, $args
 end
-%(hooks)s
-python
-import re
-addr = re.search(r"(0x[0-9a-f]+) in ", gdb.execute("info tracepoints 1", to_string=True))
-print("at:", gdb.execute("info symbol " + addr.group(1), to_string=True).strip())
-# gdb alone: gtp's hooks emptied
-gdb.execute("define hook-tstart\\nend")
-gdb.execute("define hookpost-tstart\\nend")
-if tstart("gdb"):
-    gdb.execute("tstop")
-gdb.execute('define hook-tstart\\n%(pre)s\\nend')
-gdb.execute('define hookpost-tstart\\n%(post)s\\nend')
-tstart("gtp")
-import os
-fd = os.open(%(data)r, os.O_RDONLY)
-os.read(fd, %(size)d)
-os.close(fd)
-end
+python print_tracepoint_symbol(1)
+python tstart_gdb_then_gtp()
+python read_sizes(%r, [%d])
 tstop
 tstatus
 info tracepoints
 tfind start
 tdump
-""" % {"path": path, "line": LINE, "size": SIZE, "hooks": HOOKS, "data": data,
-            "pre": 'python __import__(\\"gtpgdb.collectable\\").collectable.before_tstart()',
-            "post": 'python __import__(\\"gtpgdb.collectable\\").collectable.after_tstart()'})
+""" % (path, LINE, SIZE, data, SIZE))
     finally:
         os.unlink(data)
     m = expect(out, r"^at: vfs_read \+ (\d+) in section \.text$")

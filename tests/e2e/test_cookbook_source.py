@@ -20,7 +20,7 @@ import re
 from gtplib import GTP_PY, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
     reset_target
 from test_cookbook import Actors, recipe
-from test_vmlinux import vmlinux_path
+from vmlinuxlib import vmlinux_path
 
 HEAD = """set pagination off
 set confirm off

@@ -7,17 +7,19 @@ registers gtp records.
 Kernel cases need the default kernel's vmlinux with DWARF (build/dbg,
 made by make e2e) and skip without it, as test_vmlinux.py does; the module
 cases use gtp_test.ko's own DWARF (built with -g) and run on every kernel.
-Expected values are what the workload passed.
+Expected values are what the workload passed.  The kernel cases only look
+for lines: they are cases (cases/test_source.case).  The module's stays
+here: its line and values are computed.
 """
 import os
 import re
 
 from gtplib import (REPO, expect, expect_not, gdb_script, leaves_target_clean,
                     reset_target, values)
-from test_vmlinux import BAD as VMLINUX_BAD
-from test_vmlinux import HEAD, vmlinux
+from vmlinuxlib import BAD as VMLINUX_BAD
+from vmlinuxlib import HEAD
 
-# test_vmlinux's refusals, and gdb failing to compile a variable
+# gdb's words for a bug, a Python error, and gdb failing to compile a variable
 BAD = VMLINUX_BAD + r"|cannot be translated"
 
 
@@ -43,64 +45,6 @@ end
 """
 
 
-@leaves_target_clean
-def test_inline_sites_each_their_own():
-    """`trace add_rchar if amt == 4091`: one tracepoint with a location per
-    site the compiler inlined it at; the site a read of 4091 bytes takes
-    (vfs_read's) gives its frame with amt, which lives in another register
-    there than at the tracepoint's first location."""
-    path = vmlinux()
-    out = session("""gtp-load-vmlinux %s
-target remote /proc/gtp
-trace add_rchar if amt == 4091
-actions
-collect amt
-end
-tstart
-shell dd if=/dev/zero of=/dev/null bs=4091 count=3 2>/dev/null
-shell dd if=/dev/zero of=/dev/null bs=4000 count=3 2>/dev/null
-tstop
-%s""" % (path, WALK))
-    m = expect(out, r"^Tracepoint 1 at 0x[0-9a-f]+: add_rchar\. \((\d+) locations\)$")
-    assert int(m.group(1)) > 1, out
-    got = frames(out)
-    assert len(got) == 3, out
-    for tp, text in got:
-        assert tp == 1, out
-        expect(text, r"^amt = 4091$")
-        expect(text, r"^vfs_read \+ \d+ in section \.text$")
-
-
-@leaves_target_clean
-def test_line_locals_and_entry_values():
-    """`trace fs/read_write.c:473 if ret == 4093` (vfs_read, after the read
-    returned) with `collect $locals` and `collect $args`: tstart succeeds
-    although count is, there, only its value on entry (and clamped), and
-    the frames hold ret and count as the read passed them."""
-    path = vmlinux()
-    out = session("""gtp-load-vmlinux %s
-info line fs/read_write.c:473
-info scope fs/read_write.c:473
-target remote /proc/gtp
-trace fs/read_write.c:473 if ret == 4093
-actions
-collect $locals
-collect $args
-end
-tstart
-shell dd if=/dev/zero of=/dev/null bs=4093 count=2 2>/dev/null
-tstop
-%s""" % (path, WALK))
-    expect(out, r'^Line 473 of "fs/read_write\.c" starts at address 0x[0-9a-f]+ <vfs_read\+\d+>')
-    got = frames(out)
-    assert len(got) == 2, out
-    for _, text in got:
-        expect(text, r"^ret = 4093$")
-        expect(text, r"^count = 4093$")
-        expect(text, r"^file = 0x[0-9a-f]+$")
-        expect_not(text, r"<unavailable>|<optimized out>")
-
-
 def return_line():
     """The line of gtp_test_lines()' return in tracepoints/gtp_test.c."""
     with open(os.path.join(REPO, "tracepoints", "gtp_test.c")) as f:
@@ -115,7 +59,8 @@ def test_module_inline_and_entry_values():
     """A module's own lines, from its DWARF (gtp-load-module): the helper
     gtp_test_lines() inlines at two sites shows each site's arguments, and
     at the return a and b, which only their entry values describe there,
-    are what "lines A B" passed."""
+    are what "lines A B" passed.  Python: the traced line is found in
+    gtp_test.c, and the values at it are computed from the sites'."""
     out = session("""gtp-load-module gtp_test
 info scope gtp_test_lines
 target remote /proc/gtp

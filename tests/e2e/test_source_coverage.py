@@ -8,14 +8,14 @@ Debian's vmlinux as shipped), and tstart succeeds at every line.  The
 lines its workload hits must show every collected variable's value.
 
 The vmlinux: $GTP_VMLINUX, else build/dbg/vmlinux-KVER as
-test_vmlinux.py finds it (skipped when there is none, as there).
+tests/e2e/vmlinuxlib.py finds it (skipped when there is none).
 """
 import json
 import os
 import subprocess
 
 from gtplib import REPO, leaves_target_clean, reset_target
-from test_vmlinux import vmlinux
+from vmlinuxlib import vmlinux
 
 COVERAGE = os.path.join(REPO, "tests", "source", "coverage.py")
 # coverage.py's lines about single variables and lines
@@ -40,7 +40,8 @@ def run_coverage(path):
 @leaves_target_clean
 def test_source_coverage():
     """Every variable collected at 68 random lines, every tstart succeeds,
-    the hit lines show every collected value."""
+    the hit lines show every collected value.  Python: coverage.py drives
+    the sessions and the workload, and its JSON results are counted."""
     path = os.environ.get("GTP_VMLINUX") or vmlinux()
     reset_target()
     status, text, res = run_coverage(path)

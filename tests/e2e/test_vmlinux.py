@@ -3,6 +3,8 @@ Debian's vmlinux with debug info for the guest's kernel, which
 tests/vm/dbg-vmlinux takes out of linux-image-KVER-dbg into
 build/dbg/vmlinux-KVER (make e2e runs it).  Only the default kernel gets
 one: on the others the tests that need it skip, and the refusals run.
+The tests that only look for lines are cases (cases/test_vmlinux.case);
+these two compute what they expect.
 
 Expected values come from the guest: /proc/kallsyms (the guest boots with
 KASLR, so a file loaded without the slide is off by it), the reads this
@@ -11,55 +13,20 @@ test makes, and /sys/kernel/notes.
 import os
 import re
 
-from gtplib import (GTP_PY, REPO, TEST_KO, Skip, expect, expect_not, gdb_script, ksym,
-                    leaves_target_clean, reset_target, sh)
+from gtplib import REPO, expect, expect_not, ksym, leaves_target_clean, sh
+from vmlinuxlib import session, vmlinux
 
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-""" % GTP_PY
-
-BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
-    r"Remote failure|Traceback|Python Exception"
-
-
-def vmlinux_path():
-    return os.path.join(REPO, "build", "dbg", "vmlinux-" + os.uname().release)
-
-
-def vmlinux():
-    """build/dbg/vmlinux-KVER for the running kernel, or Skip."""
-    kv = os.uname().release
-    path = vmlinux_path()
-    if not os.path.exists(path):
-        raise Skip("no vmlinux with DWARF for %s (tests/vm/dbg-vmlinux %s makes one from "
-                   "linux-image-%s-dbg; make e2e does for the default kernel)" % (kv, kv, kv))
-    return path
-
-
-def session(body, timeout=600):
-    reset_target()
-    out = gdb_script(HEAD + body, timeout=timeout)
-    expect_not(out, BAD)
-    return out
-
-
+# the gdb-side helpers the sessions source (tests/e2e/gdbpy)
+GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
 
 
 def test_load_at_slide():
     """Every address at the running kernel's, source lines and types from
-    the DWARF."""
+    the DWARF.  Python: the slide gdb reports is checked against the
+    file's own _text (nm) and /proc/kallsyms', a relation between values."""
     path = vmlinux()
     # each step timed: the cost figures in docs/kernel-symbols.md for the guest
-    body = """python
-import time
-t0 = time.time()
-def lap(what):
-    global t0
-    print("time %%s %%.1fs" %% (what, time.time() - t0))
-    t0 = time.time()
-end
+    out = session("""source %s
 gtp-load-vmlinux %s
 python lap("gtp-load-vmlinux")
 target remote /proc/gtp
@@ -73,8 +40,7 @@ python lap("ptype")
 print sizeof(struct task_struct)
 info scope vfs_read
 print &runqueues
-""" % path
-    out = session(body)
+""" % (os.path.join(GDBPY, "laps.py"), path))
     addr = ksym("vfs_read")
     # loaded from the copy tests/vm/dbg-vmlinux made, whose entry values
     # gdb compiles into reads of the module's window (entryval.py)
@@ -106,7 +72,9 @@ print &runqueues
 def test_trace_vfs_read_with_dwarf():
     """`trace vfs_read if count == 4093` with the compiler's own locations:
     gdb probes past the prologue (a line of fs/read_write.c) and reads
-    count where the DWARF says it is there."""
+    count where the DWARF says it is there.  Python: the reads are made
+    from gdb's process, told apart from others' by their file's name, and
+    the probe's address is checked to lie in vfs_read's first bytes."""
     path = vmlinux()
     data = "/run/gtp-vmlinux-%d" % os.getpid()
     with open(data, "wb") as f:
@@ -114,7 +82,9 @@ def test_trace_vfs_read_with_dwarf():
     sizes = [4093, 100, 4093, 4092, 4094, 4093, 8192, 4093]
     n = sizes.count(4093)
     try:
-        out = session("""gtp-load-vmlinux %s
+        out = session("""source %s
+source %s
+gtp-load-vmlinux %s
 target remote /proc/gtp
 trace vfs_read if count == 4093
 actions
@@ -123,29 +93,12 @@ collect file->f_path.dentry->d_iname
 end
 info tracepoints
 tstart
-python
-import os
-fd = os.open(%r, os.O_RDONLY)
-for s in %r:
-    os.lseek(fd, 0, 0)
-    os.read(fd, s)
-os.close(fd)
-end
+python read_sizes(%r, %r)
 tstop
 tstatus
-python
-n = 0
-while True:
-    gdb.execute("tfind %%d" %% n, to_string=True)
-    if int(gdb.parse_and_eval("$trace_frame")) != n:
-        break
-    c = int(gdb.parse_and_eval("count"))
-    name = gdb.parse_and_eval("file->f_path.dentry->d_iname").string().rstrip("\\0")
-    print("frame %%d count=%%d name=%%s" %% (n, c, name))
-    n += 1
-print("frames=%%d" %% n)
-end
-""" % (path, data, sizes))
+python print_read_frames()
+""" % (os.path.join(GDBPY, "reads.py"), os.path.join(GDBPY, "read_frames.py"),
+            path, data, sizes))
     finally:
         os.unlink(data)
     addr = ksym("vfs_read")
@@ -161,103 +114,3 @@ end
     ours = [f for f in frames if f[2] == os.path.basename(data)]
     assert len(ours) == n, (n, out)
     expect(out, r"Collected %d trace frames" % total)
-
-
-@leaves_target_clean
-def test_with_kernel_symbols():
-    """With gtp-kernel-symbols' BTF file: loaded before, it is made again
-    without the kernel's functions; gtp-connect loads the -dbg vmlinux
-    itself (its default path pointed at ours) and BTF for the modules
-    without .ko DWARF.  Either way `trace vfs_read` has one location."""
-    path = vmlinux()
-    out = session("""gtp-kernel-symbols
-gtp-load-vmlinux %s
-gtp-kernel-symbols info
-gtp-kernel-symbols info vfs_read
-target remote /proc/gtp
-trace vfs_read
-""" % path)
-    expect(out, r"^kernel functions left to vmlinux's DWARF: %s$" % re.escape(path))
-    expect(out, r"^vfs_read: 0x%x in kernel, described by vmlinux's DWARF" % ksym("vfs_read"))
-    expect(out, r"^Tracepoint 1 at 0x[0-9a-f]+: file fs/read_write\.c, line \d+\.$")
-    out = session("""python
-import gtpgdb.vmlinux
-gtpgdb.vmlinux.DEFAULTS = (%r,)
-end
-gtp-connect
-gtp-kernel-symbols info
-trace vfs_read
-""" % os.path.join(os.path.dirname(path), "vmlinux-%s"))
-    expect(out, r"^gtp: kernel DWARF from %s" % re.escape(path))
-    expect(out, r"^gtp: connected to /proc/gtp$")
-    expect(out, r"^kernel functions left to vmlinux's DWARF: %s$" % re.escape(path))
-    expect(out, r"^Tracepoint 1 at 0x[0-9a-f]+: file fs/read_write\.c, line \d+\.$")
-
-
-@leaves_target_clean
-def test_refusals():
-    """Not the running kernel's vmlinux, or no vmlinux at all: a gdb error
-    that says why, and nothing loaded."""
-    # every kernel: these need no vmlinux of its own
-    notelf = "/tmp/gtp-notelf"
-    with open(notelf, "w") as f:
-        f.write("not an ELF file\n")
-    with open("/sys/kernel/notes", "rb") as f:
-        assert f.read(), "no /sys/kernel/notes"
-    # gtp_test.ko: ELF with DWARF and a build id, not the kernel's;
-    # /bin/true: ELF without DWARF.  A command file stops at its first
-    # error: each refusal is caught.
-    try:
-        out = session("""python
-for arg in ("/nonexistent/vmlinux", %r, "/bin/true", %r, "a b"):
-    try:
-        gdb.execute("gtp-load-vmlinux " + arg)
-    except gdb.error as e:
-        print(e)
-end
-info address vfs_read
-""" % (notelf, TEST_KO))
-    finally:
-        os.unlink(notelf)
-    expect(out, r"^gtp-load-vmlinux: cannot read /nonexistent/vmlinux: No such file")
-    expect(out, r"^gtp-load-vmlinux: %s is not an ELF file$" % notelf)
-    expect(out, r"^gtp-load-vmlinux: /bin/true has no DWARF \(no \.debug_info\)")
-    expect(out, r"^gtp-load-vmlinux: %s is not the running kernel's vmlinux: its build id "
-           r"is [0-9a-f]+, the kernel's \(/sys/kernel/notes\) [0-9a-f]+$" % re.escape(TEST_KO))
-    expect(out, r"^usage: gtp-load-vmlinux \[PATH\]")
-    expect(out, r'^No symbol ("vfs_read" in current context|table is loaded)\.')
-
-
-def test_refused_when_not_root():
-    """Not root: kallsyms shows zeros, the slide is unknown, nothing loaded."""
-    path = vmlinux()
-    out = sh("setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "
-             "%s -nx -q -batch -ex 'source %s' -ex 'gtp-load-vmlinux %s' "
-             "-ex 'info address vfs_read' 2>&1 || true"
-             % (os.environ.get("GTP_GDB", "gdb"), GTP_PY, path))
-    expect(out, r"gtp-load-vmlinux: /proc/kallsyms shows every address as 0: run gdb "
-           r"as root")
-    expect(out, r'^No symbol ("vfs_read" in current context|table is loaded)\.')
-
-
-@leaves_target_clean
-def test_connect_with_another_vmlinux_uses_btf():
-    """gtp-connect with another build at the default path: said, then BTF."""
-    if not os.path.exists("/sys/kernel/btf/vmlinux"):
-        raise Skip("the kernel has no BTF (/sys/kernel/btf/vmlinux) to fall back on")
-    other = "/tmp/gtp-other-vmlinux-" + os.uname().release
-    os.symlink(TEST_KO, other)
-    try:
-        out = session("""python
-import gtpgdb.vmlinux
-gtpgdb.vmlinux.DEFAULTS = ("/tmp/gtp-other-vmlinux-%s",)
-end
-gtp-connect
-trace vfs_read
-""")
-    finally:
-        os.unlink(other)
-    expect(out, r"^gtp: warning: gtp-load-vmlinux: %s is not the running kernel's vmlinux: "
-           r".*; the kernel's symbols come from BTF$" % re.escape(other))
-    expect(out, r"^gtp: connected to /proc/gtp$")
-    expect(out, r"^Tracepoint 1 at 0x%x$" % ksym("vfs_read"))
