@@ -3,110 +3,28 @@ gtp-kernel-symbols.  No vmlinux, no .ko with DWARF for the kernel's code:
 names from /proc/kallsyms, types and arguments from /sys/kernel/btf.
 
 Expected values come from the guest: the reads this test makes, the file
-it creates, and the BTF read here by a parser of its own (_Btf, below),
-never by gdb-scripts/gtpgdb/btf.py.
+it creates, and the BTF read here by a parser of the tests' own
+(tests/e2e/btflib.py), never by gdb-scripts/gtpgdb/btf.py.  So these tests
+stay Python (docs/testing.md "What stays Python"); test_connect, which
+expects fixed lines, is a case in tests/e2e/cases/test_btf.case.
 """
 import os
 import re
-import struct
 
-from gtplib import (Skip, GTP_PY, expect, expect_not, gdb_script, ksym, leaves_target_clean,
-                    reset_target, sh)
+from btflib import GTP_HEAD, BAD, Btf, session, vmlinux_btf
+from gtplib import REPO, GTP_PY, expect, expect_not, gdb_script, ksym, \
+    leaves_target_clean, reset_target, sh
 
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-""" % GTP_PY
-
-BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
-    r"Remote failure|Traceback|Python Exception"
-
-
-class _Btf:
-    """Just enough BTF to find a named struct's size: type records are
-    walked with the kinds' sizes from Documentation/bpf/btf.rst."""
-    # kind -> (extra bytes, bytes per vlen entry)
-    TAIL = {1: (4, 0), 2: (0, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8),
-            7: (0, 0), 8: (0, 0), 9: (0, 0), 10: (0, 0), 11: (0, 0), 12: (0, 0),
-            13: (0, 8), 14: (4, 0), 15: (0, 12), 16: (0, 0), 17: (4, 0),
-            18: (0, 0), 19: (0, 12)}
-
-    def __init__(self, path, base=None):
-        with open(path, "rb") as f:
-            d = f.read()
-        hdr_len, toff, tlen, soff, slen = struct.unpack_from("<I4I", d, 4)
-        self.strs = d[hdr_len + soff:hdr_len + soff + slen]
-        self.base = base
-        self.str0 = len(base.strs) if base else 0
-        self.types = []             # (kind, name, size_or_type)
-        self.fields = {}            # struct name -> its member names
-        o, end = hdr_len + toff, hdr_len + toff + tlen
-        while o < end:
-            name, info, st = struct.unpack_from("<III", d, o)
-            kind, vlen = (info >> 24) & 0x1f, info & 0xffff
-            fixed, per = self.TAIL[kind]
-            self.types.append((kind, self.string(name), st))
-            if kind == 4 and name:
-                self.fields[self.string(name)] = [
-                    self.string(struct.unpack_from("<I", d, o + 12 + 12 * i)[0])
-                    for i in range(vlen)]
-            o += 12 + fixed + per * vlen
-
-    def string(self, off):
-        if off < self.str0:
-            return self.base.string(off)
-        off -= self.str0
-        return self.strs[off:self.strs.index(b"\0", off)].decode()
-
-    def structs(self):
-        """{name: size} of the named structs."""
-        return {n: st for k, n, st in self.types if k == 4 and n}
-
-    def funcs(self):
-        return {n for k, n, _ in self.types if k == 12}
-
-
-_vmlinux = None
-
-
-def vmlinux_btf():
-    """This kernel's BTF; Skip on a kernel built without (the debug kernel
-    of tests/vm/debug-kernel)."""
-    global _vmlinux
-    if not os.path.exists("/sys/kernel/btf/vmlinux"):
-        raise Skip("this kernel has no BTF (CONFIG_DEBUG_INFO_BTF)")
-    if _vmlinux is None:
-        _vmlinux = _Btf("/sys/kernel/btf/vmlinux")
-    return _vmlinux
-
-
-def session(body, timeout=400):
-    reset_target()
-    out = gdb_script(HEAD + "gtp-connect\n" + body, timeout=timeout)
-    expect_not(out, BAD)
-    return out
-
-
-def test_connect():
-    """One command: symbols of the kernel and every module, then the
-    target, and no `0x0000000000000000 in ?? ()` on the way."""
-    vmlinux_btf()
-    out = session("tstatus\ngtp-kernel-symbols info\n")
-    expect(out, r"^gtp: connected to /proc/gtp$")
-    expect_not(out, r"0x0+ in |\?\? \(\)")
-    # gtp_test.ko was built here, with DWARF: gtp-load-module, not BTF
-    expect(out, r"^gtp: gtp_test: DWARF from its \.ko$")
-    expect(out, r"^modules left to their DWARF: .*\bgtp_test\b")
-    m = expect(out, r"(\d+) functions \((\d+) with BTF arguments\), (\d+) BTF types")
-    print("# %s" % m.group(0))
-    expect(out, r"Trace buffer has|No trace has been run")
+GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
 
 
 @leaves_target_clean
 def test_trace_vfs_read_by_argument():
     """`trace vfs_read if count == 4093`, collecting an argument and a
-    field three pointers away, with only BTF and kallsyms."""
+    field three pointers away, with only BTF and kallsyms.
+
+    Python: the reads come from the test's own file (its name is what the
+    frames must show), and the frames are counted against tstatus's."""
     path = "/run/gtp-btf-%d" % os.getpid()
     with open(path, "wb") as f:
         f.write(os.urandom(20000))
@@ -118,36 +36,20 @@ def test_trace_vfs_read_by_argument():
     else:
         dname = "file->f_path.dentry->d_shortname.string"
     try:
-        out = session("""trace vfs_read if count == 4093
+        out = session("""source %s/read_sizes.py
+source %s/vfs_read_frames.py
+trace vfs_read if count == 4093
 actions
 collect count
 collect %s
 end
 info tracepoints
 tstart
-python
-import os
-fd = os.open(%r, os.O_RDONLY)
-for s in %r:
-    os.lseek(fd, 0, 0)
-    os.read(fd, s)
-os.close(fd)
-end
+python read_sizes(%r, %r)
 tstop
 tstatus
-python
-n = 0
-while True:
-    gdb.execute("tfind %%d" %% n, to_string=True)
-    if int(gdb.parse_and_eval("$trace_frame")) != n:
-        break
-    c = int(gdb.parse_and_eval("count"))
-    name = gdb.parse_and_eval("%s").string().rstrip("\\0")
-    print("frame %%d count=%%d name=%%s" %% (n, c, name))
-    n += 1
-print("frames=%%d" %% n)
-end
-""" % (dname, path, sizes, dname))
+python print_vfs_read_frames(%r)
+""" % (GDBPY, GDBPY, dname, path, sizes, dname))
     finally:
         os.unlink(path)
     addr = ksym("vfs_read")
@@ -166,7 +68,10 @@ end
 
 
 def test_types_from_btf():
-    """ptype and sizeof of kernel and module types, against BTF read here."""
+    """ptype and sizeof of kernel and module types, against BTF read here.
+
+    Python: the sizes expected are computed from /sys/kernel/btf, and the
+    module struct is whichever one a module's split BTF alone has."""
     vm = vmlinux_btf()
     want = vm.structs()
     # a struct only a module's split BTF has
@@ -174,7 +79,7 @@ def test_types_from_btf():
     for m in sorted(os.listdir("/sys/kernel/btf")):
         if m == "vmlinux":
             continue
-        own = _Btf("/sys/kernel/btf/" + m, vm).structs()
+        own = Btf("/sys/kernel/btf/" + m, vm).structs()
         extra = sorted(n for n in own if n not in want and own[n])
         if extra:
             mod, modstruct = m, (extra[0], own[extra[0]])
@@ -200,7 +105,10 @@ ptype struct list_head
 
 @leaves_target_clean
 def test_refusals():
-    """What gdb cannot be told is said, never a crash."""
+    """What gdb cannot be told is said, never a crash.
+
+    Python: the function without BTF is found here, from kallsyms and
+    this kernel's BTF."""
     vm = vmlinux_btf()
     funcs = vm.funcs()
     # a kernel function kallsyms has and BTF does not describe
@@ -229,21 +137,17 @@ gtp-kernel-symbols bogus
     expect(out, r"^Tracepoint \d+ at 0x[0-9a-f]+: file|^Tracepoint \d+ at 0x[0-9a-f]+$")
     expect(out, r"^usage: gtp-kernel-symbols \[info \[FUNC\]\]$")
     # no BTF: the same code pointed at a directory without vmlinux;
-    # gtp-connect says so and connects anyway
+    # gtp-connect says so and connects anyway.  It makes the symbols
+    # twice (gtp-kernel-symbols, then gtp-connect), 40 s each in a busy
+    # TCG guest: the BTF sessions' 400 s, not gdb_script's 120
     reset_target()
-    out = gdb_script(HEAD + """python
-import gtpgdb.kernsyms
-gtpgdb.kernsyms.BTF_DIR = "/nonexistent"
-try:
-    gdb.execute("gtp-kernel-symbols")
-except gdb.error as e:
-    print("refused: %s" % e)
-end
+    out = gdb_script(GTP_HEAD + """source %s/no_btf.py
+python kernel_symbols_without_btf("/nonexistent")
 gtp-connect
 tstatus
 trace vfs_read
 info address vfs_read
-""")
+""" % GDBPY, timeout=400)
     expect_not(out, BAD)
     expect(out, r"^gtp: warning: gtp-kernel-symbols: /nonexistent/vmlinux is missing: "
            r"this kernel has no BTF \(CONFIG_DEBUG_INFO_BTF\): functions by name only")

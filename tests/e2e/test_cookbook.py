@@ -2,14 +2,15 @@
 kernel functions of the guest's kernel, with no debug info (gtp-connect:
 BTF and kallsyms), never on gtp_test.
 
-The gdb commands come from docs/cookbook.md itself: recipe(TITLE) reads
-the first code block under "## TITLE" in that file and keeps
+The gdb commands come from docs/cookbook.md itself: recipe(TITLE)
+(tests/e2e/cookbook.py) reads the first code block under "## TITLE" in that file and keeps
 the lines a user types (after "(gdb) " and "> "), so a recipe that stops
 working fails here.  A test only fills in the recipe's placeholders (PID,
 the file name member of 7.x's struct dentry) and puts its workload right
 after `tstart`.
 
-The workloads are small python processes ("actors", see actor()) that set
+The workloads are small python processes ("actors",
+tests/e2e/actors.py) that set
 their own comm, say they are ready, and then wait on a FIFO until gdb's
 `shell` line, right after `tstart`, tells them to go; that line returns
 when every actor has written one byte to a second FIFO.  So an actor's
@@ -20,47 +21,23 @@ system may run meanwhile, which is why every recipe filters on a pid.
 
 To add a recipe: a "## Title" section with one gdb session in
 docs/cookbook.md, and here a test that calls session(TITLE, ...).
+
+Every test here stays Python (docs/testing.md "What stays Python"): its
+gdb session is the recipe as docs/cookbook.md has it, not a copy in a case
+file; its workload is actors driven from Python; and what it expects is
+computed from what the actors did (their pids, sizes, paths).
 """
 import os
 import re
-import subprocess
-import sys
-import tempfile
 
-from gtplib import GTP_PY, REPO, expect, expect_not, gdb_script, reset_target, \
-    leaves_target_clean
-from test_btf import vmlinux_btf
+from actors import Actors
+from btflib import BAD as BTF_BAD, HEAD, vmlinux_btf
+from cookbook import recipe
+from gtplib import expect, expect_not, gdb_script, reset_target, leaves_target_clean
 
-COOKBOOK = os.path.join(REPO, "docs", "cookbook.md")
-
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-gtp-connect
-""" % GTP_PY
-
-BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
-    r"Remote failure|Traceback|Python Exception|evaluation error|No symbol|" \
-    r"actors not done"
-
-
-def recipe(title):
-    """The gdb commands of the Cookbook recipe "## title", in order."""
-    with open(COOKBOOK) as f:
-        book = f.read()
-    m = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(title), book, re.M | re.S)
-    assert m, "no recipe %r in docs/cookbook.md" % title
-    m = re.search(r"^```\n(.*?)^```$", m.group(1), re.M | re.S)
-    assert m, "recipe %r has no gdb session" % title
-    cmds = []
-    for line in m.group(1).splitlines():
-        # as typed: gdb takes no comment after a command ("print 1  # x"
-        # is an error), so a recipe must not have one either
-        c = re.match(r"^(?:\(gdb\)|>) (.*)$", line)
-        if c:
-            cmds.append(c.group(1))
-    return cmds
+# A recipe must evaluate every expression it prints (no "No symbol"), and
+# its actors must all say done within gdb's shell line.
+BAD = BTF_BAD + r"|evaluation error|No symbol|actors not done"
 
 
 def dentry_name(cmd):
@@ -92,77 +69,6 @@ def session(title, subs, workload, after="tstatus\n"):
     expect_not(out, r"kernel DWARF from")
     expect_not(out, BAD)
     return out
-
-
-class Actors:
-    """Workload processes that start together when gdb says go.
-
-    Each runs code (python, after `import os, sys, time`) between go and
-    done; the FIFOs live in a directory of their own.  Use as a context
-    manager: on exit every actor still running is killed and reaped."""
-
-    PRELUDE = r'''
-import os, sys, time
-comm, go, done = sys.argv[1:4]
-with open("/proc/self/comm", "w") as f:
-    f.write(comm)
-g = os.open(go, os.O_RDWR)        # O_RDWR: a FIFO opens without a peer
-d = os.open(done, os.O_RDWR)
-print("ready", flush=True)
-'''
-    GO = '''
-os.read(g, 1)
-'''
-    POSTLUDE = '''
-os.write(d, b"x")
-'''
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="gtp-cookbook-", dir="/tmp")
-        self.go = os.path.join(self.dir, "go")
-        self.done = os.path.join(self.dir, "done")
-        os.mkfifo(self.go)
-        os.mkfifo(self.done)
-        # held open here, so that what an actor writes to done stays there
-        # when it exits before gdb's shell line has opened done
-        self.fds = [os.open(self.go, os.O_RDWR), os.open(self.done, os.O_RDWR)]
-        self.procs = []
-
-    def start(self, comm, code, go=True):
-        """Start an actor whose comm is comm; return its pid once it waits
-        for go (or, unless go, runs code right away and writes no done)."""
-        code = self.GO + code + self.POSTLUDE if go else code
-        p = subprocess.Popen([sys.executable, "-c", self.PRELUDE + code,
-                              comm, self.go, self.done],
-                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.procs.append(p)
-        assert p.stdout.readline() == b"ready\n", comm
-        return p.pid
-
-    def start_idle(self, comm):
-        """A process that only sleeps (in its own comm) until killed."""
-        return self.start(comm, "time.sleep(3600)\n", go=False)
-
-    def shell(self, n):
-        """gdb's line that lets the n actors waiting for go run, and
-        returns when each has said done."""
-        return "shell printf %s > %s; timeout 60 head -c %d %s > /dev/null || " \
-            "echo cookbook: actors not done" % ("x" * n, self.go, n, self.done)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-            p.stdout.close()
-        for fd in self.fds:
-            os.close(fd)
-        os.unlink(self.go)
-        os.unlink(self.done)
-        os.rmdir(self.dir)
 
 
 @leaves_target_clean

@@ -2,7 +2,8 @@
 with the running kernel's vmlinux with DWARF, on real kernel functions.
 
 As in test_cookbook.py, the gdb commands are the recipe's own
-(recipe(TITLE)), the workload runs in actors between `tstart` and `tstop`,
+(recipe(TITLE), tests/e2e/cookbook.py), the workload runs in actors
+(tests/e2e/actors.py) between `tstart` and `tstop`,
 and the test fills in the placeholders: PID, LINE, and the vmlinux's path
 on `gtp-load-vmlinux`.  That path is build/dbg/vmlinux-KVER (make check
 takes it out of the default kernel's -dbg package), or $GTP_VMLINUX; a
@@ -13,13 +14,18 @@ the values it passed to the system call, the descriptors it got, what
 fcntl(F_GETFL) said, the sizes it read.  Where a line number is asserted
 it is one gdb gave for another reason (the tracepoint the frame belongs
 to; the order of the checks in the source).
+
+Every test here stays Python (docs/testing.md "What stays Python"): its
+session is the recipe as docs/cookbook.md has it, its workload is actors
+driven from Python, and what it expects is computed from what they did.
 """
 import os
 import re
 
-from gtplib import GTP_PY, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
+from actors import Actors
+from cookbook import recipe
+from gtplib import GTP_PY, REPO, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
     reset_target
-from test_cookbook import Actors, recipe
 from vmlinuxlib import vmlinux_path
 
 HEAD = """set pagination off
@@ -27,6 +33,8 @@ set confirm off
 set width 0
 source %s
 """ % GTP_PY
+
+GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
 
 BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
     r"Remote failure|Traceback|Python Exception|evaluation error|No symbol|" \
@@ -170,17 +178,9 @@ assert os.preadv(fd, [bytearray(1234)], 0) == 1234
 def fd_install_line():
     """gdb commands setting $fd_install_line to the line of do_sys_openat2()
     that calls fd_install() (the recipe's LINE), from `disassemble /s`."""
-    return """python
-line = None
-for text in gdb.execute("disassemble /s do_sys_openat2", to_string=True).splitlines():
-    m = __import__("re").match(r"^(\\d+)\\s", text)
-    if m:
-        line = int(m.group(1))
-    elif "<fd_install>" in text:
-        break
-gdb.execute("set $fd_install_line = %d" % line)
-print("fd_install line %d" % line)
-end"""
+    return ("source %s/call_line.py\n"
+            "python set_call_line(\"do_sys_openat2\", \"fd_install\", \"fd_install_line\")"
+            % GDBPY)
 
 
 @leaves_target_clean
