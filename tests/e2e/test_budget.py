@@ -8,39 +8,14 @@ so bytecode that never jumps backward always fits.  gdb never compiles a
 backward jump, and sends at most 184 bytes an expression, one action a
 packet: its longest action lists run whole.  Only a loop can run out: the
 one here is assembled by hand and sent with gdb's `maint packet`, and the
-cap is reached with raw packets (a client other than gdb).
+cap is reached with raw packets (a client other than gdb).  gdb's own
+longest action list: cases/test_budget.case.
 """
 import re
 
-from gtplib import (GDB_HEAD, expect, expect_not, frames_collected, gdb_script, ksym,
+from gtplib import (GDB_HEAD, expect, frames_collected, gdb_script, ksym,
                     raw_packets, reset_target, values,
                     leaves_target_clean)
-
-# 10 reads of an int global, gdb's bytecode for it within its 184 bytes
-SUM = " + ".join(["gtp_test_calls"] * 10)
-
-
-def test_gdb_action_list_runs_whole():
-    # 120 such actions, then "$n += 1": every hit runs them all
-    reset_target()
-    out = gdb_script(GDB_HEAD + """tvariable $n = 0
-trace gtp_test_function
-actions
-collect $regs
-%steval $n = $n + 1
-end
-tstart
-shell echo 3 > /proc/gtp_test
-tstop
-tstatus
-print $n
-tfind 2
-print $rdi
-""" % "".join("teval %s\n" % SUM for _ in range(120)), timeout=300)
-    assert frames_collected(out)[-1] == 3, out
-    assert values(out, "$1") == [3], out
-    assert values(out, "$2") == [3], out
-    expect_not(out, r"evaluation error|refused|Error")
 
 
 def _console(reply):
@@ -49,6 +24,7 @@ def _console(reply):
                    for m in re.findall(r"\$O([0-9a-f]+)#", reply))
 
 
+# Python: speaks the protocol itself (raw packets, a client other than gdb).
 def test_location_bytecode_cap_refused():
     # 1000 straight-line reads an action (1010 bytes): 64 of them fit in
     # the 65536 bytes a location may hold, the 65th is refused, saying so
@@ -67,6 +43,8 @@ def test_location_bytecode_cap_refused():
     reset_target()
 
 
+# Python: speaks the protocol itself (gdb's maint packet with addresses
+# from /proc/kallsyms in the packets' hex).
 @leaves_target_clean
 def test_loop_cut_at_budget():
     # Tracepoint 1 on gtp_test_function: $regs, then "$1 += 1", then

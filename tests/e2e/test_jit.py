@@ -1,33 +1,17 @@
-"""The JIT in the guest kernel: the same frames with jit=1 and jit=0.
+"""The JIT in the guest kernel: what stays Python of it.
 
-The Fig. 12 session (and one with a condition using more opcodes) runs
-once with the module parameter jit=1 (the default) and once with jit=0;
-the frames must be identical and match what the Fig. 11 loop passed.
-That the JIT really ran is checked through the read-only parameter
-jit_images (JIT images alive): with jit=1 each compiled expression holds
-one while its tracepoint exists, with jit=0 none exists (tstart's QTinit
-frees older ones).  Which executable memory the JIT uses depends on the
-kernel (module/exec_mem.c): jit_mem names it, and a kernel where the JIT
-cannot run says so on gdb's console at tstart, never silently.
+The same frames with jit=1 and jit=0 (the Fig. 12 session and one with
+more opcodes) are cases: cases/test_jit.case.  Here: jit is on by
+default; which executable memory the JIT uses depends on the kernel
+(module/exec_mem.c): jit_mem names it, and a kernel where the JIT cannot
+run says so on gdb's console at tstart, never silently; and a live image
+is never writable and executable, as the page tables say.
 """
 import re
 
-from gtplib import GTP_PY, gdb_script, expect, expect_not, ksym, param, sh, values
+from gtplib import gdb_script, expect_not, ksym, param, sh
+from jit_switch import HEAD, set_jit
 from pagewalk import PageTables
-
-# Not gtplib's GDB_HEAD: connecting before gtp_test's symbols are loaded,
-# gdb does not adopt the tracepoint the previous session left on the target.
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-target remote /proc/gtp
-gtp-load-module gtp_test
-""" % GTP_PY
-
-
-def set_jit(on):
-    assert param("jit", "1" if on else "0").strip() == ("Y" if on else "N")
 
 
 def session(cond, collect, n, nframes):
@@ -54,47 +38,9 @@ def areas_during(out):
     return int(m.group(1))
 
 
-def both_ways(cond, collect, n, nframes):
-    try:
-        set_jit(True)
-        on = session(cond, collect, n, nframes)
-        set_jit(False)
-        off = session(cond, collect, n, nframes)
-    finally:
-        set_jit(True)
-    return on, off
-
-
 def test_jit_default_on():
+    """Python: reads a module parameter, no gdb session to make a case of."""
     assert param("jit").strip() == "Y"
-
-
-def test_fig12_same_frames_jit_on_off():
-    expr = "(2*counter1+3*counter2)"
-    on, off = both_ways("2*counter1+3*counter2 > 0", expr, 5, 5)
-    # calls (1,0) (2,1) (3,2) (4,3) (5,4)
-    assert values(on, expr) == [2, 7, 12, 17, 22], on
-    assert values(off, expr) == values(on, expr), off
-    # condition + action compiled: two images while tracing with jit=1
-    assert areas_during(on) >= 2, on
-    assert areas_during(off) == 0, off
-    # jit=0 is said at tstart; jit=1 compiles everything and says nothing
-    expect_not(on, r"interpreted, not JIT-compiled")
-    expect(off, r"gtp: 2 agent expression\(s\) interpreted, not JIT-compiled: "
-           r"the module parameter jit is 0")
-
-
-def test_more_opcodes_same_frames():
-    cond = "counter1 % 3 != 0 && (counter2 << 2) / 3 >= 1"
-    expr = "(counter1 * counter2 - (counter1 ^ 5))"
-    n = 9
-    want = [c1 * (c1 - 1) - (c1 ^ 5) for c1 in range(1, n + 1)
-            if c1 % 3 != 0 and ((c1 - 1) << 2) // 3 >= 1]
-    on, off = both_ways(cond, expr, n, len(want))
-    assert values(on, expr) == want, on
-    assert values(off, expr) == want, off
-    assert areas_during(on) >= 2, on
-    assert areas_during(off) == 0, off
 
 
 def _kernel_version():
@@ -104,6 +50,7 @@ def _kernel_version():
 
 
 def test_jit_memory_of_this_kernel():
+    """Python: the expected jit_mem is computed from the kernel's version."""
     # module_alloc() until 6.9, execmem from 6.10, and the ROX cache
     # (text_poke-written, never writable) where the kernel has one for
     # module text: x86 since 6.13 (Debian's 7.x).
@@ -119,7 +66,9 @@ def test_jit_memory_of_this_kernel():
 
 
 def test_jit_image_never_writable_and_executable():
-    """W^X on a live image, as the page tables say (pagewalk.py walks them
+    """Python: walks the page tables (pagewalk.py) at the image's address.
+
+    W^X on a live image, as the page tables say (pagewalk.py walks them
     through /proc/kcore, not through gtp): every page of the newest image
     is read-only and executable, and its direct-map alias is not both
     writable and executable.  jit_last_image follows kptr_restrict."""

@@ -6,17 +6,17 @@ passes must be there, conditions true, false and true for every other
 call, and the same with jit=0 (the nofault read hook).  The pin is the
 observable proof that the direct path was taken: while such a tracepoint
 exists (jit=1) gtp_test holds one more reference than with jit=0, and
-once the definitions are gone it can be unloaded again.
+once the definitions are gone it can be unloaded again (a case:
+cases/test_jit_direct.case).
 """
 import os
 import re
 
 from gtplib import (REPO, expect, expect_not, frames_collected, gdb_script,
-                    leaves_target_clean, param, reset_target, sh, values)
-from test_jit import HEAD, set_jit
+                    leaves_target_clean, reset_target, sh, values)
+from jit_switch import HEAD, set_jit
 
 N = 6
-KO = os.path.join(os.environ.get("GTP_KMOD_DIR", ""), "tracepoints", "gtp_test.ko")
 
 
 def session(cond):
@@ -70,12 +70,14 @@ def check(cond, pick):
     return got, other
 
 
+# Python: compares the jit=1 session's gtp_test refcount with jit=0's.
 @leaves_target_clean
 def test_global_condition_false():
     on, off = check("gtp_test_calls < 0", lambda v: False)
     assert on == [] and off == [], (on, off)
 
 
+# Python: compares the jit=1 session's gtp_test refcount with jit=0's.
 @leaves_target_clean
 def test_global_condition_true():
     on, off = check("gtp_test_calls >= 0", lambda v: v >= 0)
@@ -85,6 +87,7 @@ def test_global_condition_true():
     assert len(off) == N, off
 
 
+# Python: compares the jit=1 session's gtp_test refcount with jit=0's.
 @leaves_target_clean
 def test_global_condition_every_other_call():
     on, off = check("(gtp_test_calls & 1) == 0", lambda v: v % 2 == 0)
@@ -92,16 +95,7 @@ def test_global_condition_every_other_call():
     assert len(off) == N // 2, off
 
 
-@leaves_target_clean
-def test_unpinned_after_definitions_go():
-    set_jit(True)
-    session("gtp_test_calls < 0")
-    reset_target()          # QTinit: tracepoints and their images freed
-    sh("rmmod gtp_test")    # the pin went with the image
-    sh("insmod %s" % KO)
-    assert param("jit").strip() == "Y"
-
-
+# Python: runs a unit test binary on /proc/kallsyms, no gdb session.
 def test_freed_kernel_data_excluded():
     """core/kdata.c on this kernel's own section symbols: the unit test
     (tests/unit/test_kdata.c, built by make unit) run on /proc/kallsyms.

@@ -11,11 +11,14 @@ memory goes (gdb's tstatus says why), frees the JIT images that load from
 the module's data directly, and a reloaded gtp_test (its function most
 likely at the same address) is not traced: no frame is added, ftrace's
 enabled_functions does not list it.
+
+The pins themselves, and rmmod -f of a static tracepoint's module, are
+cases: cases/test_module_pin.case.
 """
 import re
 
 from gtplib import (GDB_HEAD, TEST_KO, expect, expect_not, frames_collected,
-                    gdb_script, leaves_target_clean, param, reset_target, sh)
+                    gdb_script, leaves_target_clean, reset_target, sh)
 
 BAD = (r"Fatal signal|internal-error|Remote connection closed|Bogus|"
        r"Malformed|Remote failure|Traceback")
@@ -45,42 +48,7 @@ def session(body):
     return out
 
 
-def in_use_while_traced(kind):
-    out = session("""trace gtp_test_function
-actions
-collect counter1
-end
-tstart
-shell cat /sys/module/gtptrace/parameters/attached
-shell echo 2 > /proc/gtp_test
-shell rmmod gtp_test 2>&1; echo "=rmmod rc=$?"
-tstop
-shell rmmod gtp_test 2>&1; echo "=rmmod-after-tstop rc=$?"
-shell insmod %s
-""" % TEST_KO)
-    expect(out, r"^1 0x[0-9a-f]+ %s$" % kind)
-    expect(out, r"in use")
-    expect(out, r"^=rmmod rc=1$")
-    expect(out, r"^=rmmod-after-tstop rc=0$")
-
-
-@leaves_target_clean
-def test_ftrace_entry_pins_its_module():
-    reset_target()
-    assert param("entry_ftrace").strip() == "Y"
-    in_use_while_traced("ftrace")
-
-
-@leaves_target_clean
-def test_kprobe_entry_pins_its_module():
-    reset_target()
-    param("entry_ftrace", "0")
-    try:
-        in_use_while_traced("kprobe")
-    finally:
-        param("entry_ftrace", "1")
-
-
+# Python: jit_images before rmmod -f minus after must be 1 (a relation).
 @leaves_target_clean
 def test_forced_unload_stops_the_trace():
     """The condition loads gtp_test_calls directly (JIT) and the entry is
@@ -120,6 +88,7 @@ tstatus
     print("gtp_test .text before %s, after reload %s" % (before, after))
 
 
+# Python: jit_images before rmmod -f minus after must be 1 (a relation).
 @leaves_target_clean
 def test_forced_unload_frees_stopped_images():
     """After tstop the definitions' JIT image still pins gtp_test; rmmod -f
@@ -144,30 +113,4 @@ tstatus
     assert jit_images_freed(out) == 1, out
     # stopped by the user before: that stays what tstatus says
     expect(out, r"Trace stopped by a tstop command")
-    assert frames_collected(out) == [2], out
-
-
-@leaves_target_clean
-def test_forced_unload_of_a_static_tracepoints_module():
-    """A static tracepoint on gtp_test's TRACE_EVENT pins gtp_test too;
-    rmmod -f stops the trace before the tracepoint's memory goes (no
-    probe left on it: the kernel would warn, and a later detach would
-    touch freed memory)."""
-    reset_target()
-    out = session("""gtp-strace gtp_test:gtp_test_event
-actions
-collect $_sdata
-end
-tstart
-shell echo 2 > /proc/gtp_test
-shell rmmod gtp_test 2>&1; echo "=rmmod rc=$?"
-shell rmmod -f gtp_test 2>&1; echo "=rmmod-f rc=$?"
-shell insmod %s
-shell echo 3 > /proc/gtp_test
-tstatus
-""" % TEST_KO)
-    expect(out, r"^=rmmod rc=1$")
-    expect(out, r"^=rmmod-f rc=0$")
-    expect(out, r"Trace stopped by an error \(module gtp_test unloaded by "
-                r"force while traced\)")
     assert frames_collected(out) == [2], out

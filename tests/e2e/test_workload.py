@@ -1,6 +1,10 @@
 """The test workload, tracepoints/gtp_test.c, behaves as the other tests
 assume (docs/testing.md, "The test workload"): the Fig. 11 loop's calls and
-arguments, and the floor probes the benchmarks compare against."""
+arguments, and the floor probes the benchmarks compare against.
+
+Python, not cases: these check the workload itself through the shell,
+ftrace and a write's errno, with no gdb session (a case is one).
+"""
 import errno
 import re
 
