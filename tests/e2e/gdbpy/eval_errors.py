@@ -4,7 +4,7 @@ import gdb
 
 
 def print_eval_errors(*exprs: str) -> None:
-    """"refused=MESSAGE" for an expression gdb refused, "accepted=EXPR"
+    """Print "refused=MESSAGE" for an expression gdb refused, "accepted=EXPR"
     for one it evaluated (a refusal that did not happen shows)."""
     for e in exprs:
         try:

@@ -23,14 +23,14 @@ def each_frame(limit: int) -> Iterator[int]:
 
 
 def print_frames(limit: int, label: str, expr: str) -> None:
-    """"frame N LABEL=VALUE" for each frame: VALUE is expr, an integer."""
+    """Print "frame N LABEL=VALUE" for each frame: VALUE is expr, an integer."""
     for n in each_frame(limit):
         print("frame %d %s=%d" % (n, label, int(gdb.parse_and_eval(expr))))
     gdb.execute("tfind none", to_string=True)
 
 
 def print_frame_sources(limit: int, tp: int, var: str) -> None:
-    """"frame N tp T pc 0x... VAR V" for each frame: its tracepoint, its
+    """Print "frame N tp T pc 0x... VAR V" for each frame: its tracepoint, its
     $pc, and var's value in the frames of tracepoint tp ("-" in the
     others, which did not collect it)."""
     for n in each_frame(limit):

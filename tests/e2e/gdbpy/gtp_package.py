@@ -11,7 +11,7 @@ COMMANDS = ("gtp-load-module", "gtp-ksym", "gtp-markers", "gtp-strace", "gtp-his
 
 
 def print_package() -> None:
-    """"pkg=FILE" (the package's __init__.py) and "cmds=N" (how many of
+    """Print "pkg=FILE" (the package's __init__.py) and "cmds=N" (how many of
     COMMANDS have help, i.e. are defined)."""
     print("pkg=%s" % gtpgdb.__file__)
     print("cmds=%d" % sum(1 for c in COMMANDS
