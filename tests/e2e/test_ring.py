@@ -128,6 +128,7 @@ def check_frames(frames):
 
 
 def test_discard_room_for_all():
+    """Python: every frame of the trace file, parsed here, checked."""
     out, (status, hits, frames) = run(False, 4 << 20)
     assert hits == 2 * N, (hits, out)
     assert len(frames) == 2 * N, (len(frames), status)
@@ -139,6 +140,7 @@ def test_discard_room_for_all():
 
 
 def test_discard_full_stops():
+    """Python: every frame of the trace file, parsed here, checked."""
     out, (status, hits, frames) = run(False, 64 << 10)
     expect(out, r"^Trace stopped because the buffer was full\.$")
     assert "tfull" in status, status
@@ -153,6 +155,7 @@ def test_discard_full_stops():
 
 
 def test_circular_keeps_newest():
+    """Python: every frame of the trace file, parsed here, checked."""
     out, (status, hits, frames) = run(True, 64 << 10)
     assert hits == 2 * N, (hits, out)
     assert status.get("circular") == "1", status

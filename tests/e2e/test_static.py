@@ -3,52 +3,25 @@
 Stock gdb against /proc/gtp in the guest.  The probe-level tests use gtp's
 static_debug knob (module parameter), which attaches through the same code
 the tracepoint machinery uses, so they check register capture and probe
-removal independently of a gdb session.
+removal independently of a gdb session; they have no gdb session, so
+they stay Python.  The sessions that need no Python to check are cases,
+in cases/test_static.case.
 """
 import os
 import re
 
-from gtplib import (GDB_HEAD, GTP_KO, STATIC_KNOB as KNOB, TARGET, TEST_KO, Skip, connect,
-                    expect, expect_not, expected_log, gdb, gdb_script, knob, ksym,
-                    param, reset_target, sh)
+from gtplib import (GDB_HEAD, GTP_KO, REPO, TARGET, TEST_KO, Skip, connect, expect,
+                    expect_not, expected_log, gdb, gdb_script, knob, ksym, param,
+                    reset_target, sh)
 from rspconn import Conn
-
-
-def markers(regex=""):
-    return connect("gtp-markers %s" % regex if regex else "info static-tracepoint-markers")
 
 
 def marker_line(out, ident):
     return expect(out, r"^\d+\s+%s\s+n\s+(0x[0-9a-f]+)" % re.escape(ident))
 
 
-def test_markers_listed():
-    out = connect("info static-tracepoint-markers")
-    m = marker_line(out, "gtp_test:gtp_test_event")
-    # the address is the event's __traceiter_ function, and gdb shows its data
-    assert int(m.group(1), 16) == ksym("__traceiter_gtp_test_event"), out
-    expect(out, r'Data: "int counter1; int counter2"')
-    m = marker_line(out, "sched:sched_switch")
-    assert int(m.group(1), 16) == ksym("__traceiter_sched_switch"), out
-    marker_line(out, "raw_syscalls:sys_enter")
-    # an event whose fields are not its arguments lists both
-    expect(out, r'^\d+\s+sched:sched_switch .*\n\s+Data: "4 args; fields: char\[TASK_COMM_LEN\] prev_comm; pid_t prev_pid;')
-
-
-def test_markers_filter():
-    out = markers("^gtp_test:")
-    marker_line(out, "gtp_test:gtp_test_event")
-    expect_not(out, r"sched:sched_switch")
-
-
-def test_stmat_gated_outside_qtinit():
-    # Outside QTinit..QTStart qTSTMat says "no marker" (the strace crash).
-    addr = ksym("__traceiter_gtp_test_event")
-    out = connect("maint packet qTSTMat:%x" % addr)
-    expect(out, r'received: "l"')
-
-
 def test_probe_captures_arguments():
+    """Python: no gdb session; the knob must be turned off whatever happens."""
     knob("capture gtp_test:gtp_test_event")
     try:
         sh("echo 3 > /proc/gtp_test")
@@ -61,7 +34,9 @@ def test_probe_captures_arguments():
 
 
 def test_probe_runs_pinned():
-    """Newer kernels call tracepoint probes under SRCU alone, preemptible:
+    """Python: no gdb session; a counter compared before and after.
+
+    Newer kernels call tracepoint probes under SRCU alone, preemptible:
     the probe's per-CPU state would be shared between tasks, so it pins
     the CPU itself; the capture callback never runs preemptible."""
     before = int(param("static_debug_preemptible"))
@@ -75,6 +50,7 @@ def test_probe_runs_pinned():
 
 
 def test_probe_condition():
+    """Python: no gdb session; the knob must be turned off whatever happens."""
     # 0 < 2*rsi + 3*rdx in gdb's bytecode (gdb numbers: rsi 4, rdx 3)
     cond = "22002600042202042600032203040214" "27"
     knob("cond gtp_test:gtp_test_event " + cond)
@@ -93,6 +69,7 @@ def test_probe_condition():
 
 
 def test_builtin_event_probe():
+    """Python: no gdb session; the hit count is a range (some)."""
     knob("capture sched:sched_switch")
     try:
         sh("sleep 0.2")
@@ -106,6 +83,8 @@ def test_builtin_event_probe():
 
 
 def test_module_loaded_after_gtp():
+    """Python: gtp_test must be loaded again and the knob turned off
+    whatever happens; the probe is driven through the knob."""
     reset_target()
     sh("rmmod gtp_test")
     try:
@@ -126,6 +105,7 @@ def test_module_loaded_after_gtp():
 
 
 def test_attached_module_is_pinned():
+    """Python: no gdb session; the knob must be turned off whatever happens."""
     knob("capture gtp_test:gtp_test_event")
     try:
         out = sh("rmmod gtp_test 2>&1 || echo REFUSED")
@@ -141,106 +121,13 @@ def test_attached_module_is_pinned():
 # test's definitions, and gdb re-parses their conditions when it connects;
 # `delete` then drops them (tstart's QTinit clears them on the target).
 CONNECT = GDB_HEAD + "delete\n"
-
-
-def fig14_script(cond, extra=""):
-    return CONNECT + """gtp-strace gtp_test:gtp_test_event if %s
-actions
-collect (2*counter1+3*counter2)
-collect $_sdata
-end
-info tracepoints
-tstart
-shell cat %s > /tmp/static_knob_running
-shell echo 3 > /proc/gtp_test
-tstop
-shell cat %s > /tmp/static_knob_stopped
-tstatus
-%s
-""" % (cond, KNOB, KNOB, extra)
-
-
-def test_fig14_static_tracepoint():
-    out = gdb_script(fig14_script("2*counter1+3*counter2 > 0", """
-tfind 0
-print (2*counter1+3*counter2)
-print $_sdata
-tfind 1
-print (2*counter1+3*counter2)
-tfind 2
-print (2*counter1+3*counter2)
-print $_sdata
-tfind none
-"""))
-    expect(out, r"static tracepoint on gtp_test:gtp_test_event")
-    expect(out, r"Collected 3 trace frames")
-    vals = [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", out, re.M)]
-    assert vals == [2, 7, 12], out
-    sdata = re.findall(r'^\$\d+ = "(.*)"$', out, re.M)
-    assert sdata == ["counter1=1 counter2=0", "counter1=3 counter2=2"], out
-    expect_not(out, r"(?i)error|Remote failure|Bogus")
-    # the probe was registered while running, and only then
-    with open("/tmp/static_knob_running") as f:
-        expect(f.read(), r"^attached=1 ")
-    with open("/tmp/static_knob_stopped") as f:
-        expect(f.read(), r"^attached=0 ")
-
-
-def test_fig14_false_condition():
-    out = gdb_script(fig14_script("2*counter1+3*counter2 < 0"))
-    expect(out, r"Collected 0 trace frames")
-    with open("/tmp/static_knob_stopped") as f:
-        expect(f.read(), r"^attached=0 ")
-
-
-def test_plain_trace_on_marker_is_static():
-    # `trace *ADDR` + `collect $_sdata`: the stub sees a marker address
-    addr = ksym("__traceiter_gtp_test_event")
-    out = gdb_script(CONNECT + """trace *0x%x if $rsi > 1
-actions
-collect $_sdata
-end
-tstart
-shell echo 3 > /proc/gtp_test
-tstop
-tstatus
-tfind 0
-print $_sdata
-""" % addr)
-    expect(out, r"Collected 2 trace frames")
-    expect(out, r'^\$\d+ = "counter1=2 counter2=1"$')
-
-
-def test_builtin_event_register_condition():
-    # no DWARF for vmlinux here: a register condition.  sched_switch(preempt,
-    # prev, next, prev_state): prev ($rdx) is never NULL, so this holds...
-    script = CONNECT + """gtp-strace sched:sched_switch if $rdx != 0
-actions
-collect $_sdata
-collect $regs
-end
-tstart
-shell sleep 0.3
-tstop
-tstatus
-tfind 0
-print $_sdata
-print/x $rdx
-print $pc == %d
-""" % ksym("__traceiter_sched_switch")
-    out = gdb_script(script)
-    n = int(expect(out, r"Collected (\d+) trace frames").group(1))
-    assert n > 0, out
-    m = expect(out, r'^\$1 = "arg1=0x[0-9a-f]+ arg2=(0x[0-9a-f]+) arg3=0x[0-9a-f]+ arg4=0x[0-9a-f]+"$')
-    # the register block and $_sdata agree on the second argument
-    expect(out, r"^\$2 = %s$" % m.group(1))
-    expect(out, r"^\$3 = 1$")
-    # ...and this never does
-    out = gdb_script(script.replace("$rdx != 0", "$rdx == 0"))
-    expect(out, r"Collected 0 trace frames")
+# gdb-side helpers the sessions source (tests/e2e/gdbpy)
+GDBPY_FAULTS = os.path.join(REPO, "tests", "e2e", "gdbpy", "faults.py")
+GDBPY_FRAMES = os.path.join(REPO, "tests", "e2e", "gdbpy", "frames.py")
 
 
 def test_syscall_tracepoint_both_cpus():
+    """Python: relations between values (frames == hits, at least 600)."""
     # raw_syscalls:sys_enter(regs, id): the tracepoint behind every syscall
     # event, whose probes newer kernels (7.x) call with preemption enabled:
     # the probe pins its CPU from reserve to commit.  Two processes make
@@ -274,6 +161,8 @@ print $_sdata
 
 
 def test_recursion_through_page_fault_tracepoint():
+    """Python: the unmapped address is computed from the paging mode
+    (/proc/cpuinfo's la57)."""
     # Every kernel-mode page fault fires
     # exceptions:page_fault_kernel(address, regs, error_code), including
     # the faults of gtp's own nofault reads.  A condition that reads the
@@ -295,20 +184,12 @@ actions
 collect $rsi
 end
 tstart
-python
-for a in (%#x, %#x):
-    try:
-        gdb.execute("x/b 0x%%x" %% a)
-    except gdb.error as e:
-        print(e)
-import mmap
-m = mmap.mmap(-1, 64 << 10)
-with open("/dev/zero", "rb") as f:
-    print("filled %%d" %% f.readinto(m))
-end
+source %s
+python read_unmapped(%#x, %#x)
+python fill_from_zero(64 << 10)
 tstop
 tstatus
-""" % (hole, hole + 0x1000))
+""" % (GDBPY_FAULTS, hole, hole + 0x1000))
     expect(out, r"Cannot access memory at address %#x" % hole)
     expect(out, r"^filled 65536$")
     expect(out, r"Trace stopped by a tstop command")
@@ -316,44 +197,9 @@ tstatus
     expect_not(out, r"Remote connection closed|internal-error")
 
 
-def test_strace_unknown_address_refused():
-    # a static tracepoint where there is no marker: gdb asks qTSTMat while
-    # downloading (the gate is open then), gets no marker and refuses tstart
-    addr = ksym("gtp_test_function")
-    out = gdb_script(CONNECT + "strace *0x%x\ntstart\ntstatus\nshell cat %s\n"
-                     % (addr, KNOB))
-    expect(out, r"Static tracepoint not valid during download")
-    expect_not(out, r"Collected \d+ trace frames")
-    # nothing stays armed, and the gate closed with the connection
-    expect(knob(), r"^attached=0 ")
-    out = connect("maint packet qTSTMat:%x" % ksym("__traceiter_gtp_test_event"))
-    expect(out, r'received: "l"')
-
-
-def test_gtp_strace_inside_open_window():
-    # A tstart that failed half-way leaves the stub between QTinit and
-    # QTStart, where qTSTMat reports markers and a real `strace` would crash
-    # gdb: gtp-strace must notice and fall back to `trace *ADDR`.
-    out = gdb_script(CONNECT + """maint packet QTinit
-maint packet qTSTMat:%x
-gtp-strace gtp_test:gtp_test_event if counter1 == 2
-actions
-collect $_sdata
-end
-tstart
-shell echo 3 > /proc/gtp_test
-tstop
-tstatus
-tfind 0
-print $_sdata
-""" % ksym("__traceiter_gtp_test_event"))
-    expect(out, r'received: "m[0-9a-f]+:')
-    expect(out, r"plain tracepoint on gtp_test:gtp_test_event")
-    expect(out, r"Collected 1 trace frames")
-    expect(out, r'^\$\d+ = "counter1=2 counter2=1"$')
-
-
 def test_unload_gtp_while_tracing():
+    """Python: gtptrace must be loaded again whatever happens (a case's
+    steps stop at the first failure)."""
     # disconnected tracing keeps the static probe armed after gdb leaves;
     # unloading gtp must take it away (and unpin gtp_test) cleanly
     out = gdb_script(CONNECT + """set disconnected-tracing on
@@ -378,6 +224,8 @@ detach
 
 
 def test_nmi_hit_nested_in_int3_inside_hit():
+    """Python: relations between every frame's values (tracepoint, $pc
+    against two addresses, $ins0)."""
     # Static hits nest on a CPU, and a kernel int3 runs as NMI context:
     # a hit taken in a kprobe's handler inside another hit in NMI context
     # is "NMI" as much as its host.  gtp_test's nofault-tp kprobe sits in
@@ -417,25 +265,9 @@ shell for i in 1 2 3 4 5 6 7 8; do echo l > /proc/sysrq-trigger; sleep 0.2; done
 shell echo off > /proc/gtp_test
 tstop
 tstatus
-python
-i = 0
-while True:
-    try:
-        gdb.execute("tfind %d" % i, to_string=True)
-    except gdb.error:
-        break
-    if int(gdb.parse_and_eval("$trace_frame")) != i:
-        break
-    tp = int(gdb.parse_and_eval("$tracepoint"))
-    pc = int(gdb.parse_and_eval("$pc")) & 0xffffffffffffffff
-    ins0 = "-"
-    if tp == 2:
-        ins0 = str(int(gdb.parse_and_eval("$ins0")))
-    print("frame %d tp %d pc %#x ins0 %s" % (i, tp, pc, ins0))
-    i += 1
-end
-tfind none
-"""
+source %s
+python print_frame_sources(1 << 20, 2, "$ins0")
+""" % GDBPY_FRAMES
     with expected_log("sysrq-l: NMI backtraces of every CPU"):
         out = gdb_script(script, timeout=300)
         sh("echo off > /proc/gtp_test")

@@ -13,11 +13,14 @@ import subprocess
 import time
 
 from cases import GDB_BUGS
-from gtplib import (GDB_HEAD, GTP_KO, frames_collected, gdb_script, hammers, tdump_all,
-                    values, expect, expect_not, ksym, past_fentry, reset_target, sh,
+from gtplib import (GDB_HEAD, GTP_KO, REPO, frames_collected, gdb_script, hammers,
+                    expect, expect_not, ksym, past_fentry, reset_target, sh,
                     stop_hammers)
 
 HEAD = GDB_HEAD
+# gdb-side helpers the sessions source (tests/e2e/gdbpy)
+GDBPY_CYCLES = os.path.join(REPO, "tests", "e2e", "gdbpy", "cycles.py")
+GDBPY_FRAMES = os.path.join(REPO, "tests", "e2e", "gdbpy", "frames.py")
 
 
 def session(body, timeout=180, reset=True):
@@ -34,7 +37,9 @@ def _session(body, timeout):
 
 
 def test_collect_string():
-    # collect/s (tracenz+): the string up to its NUL, nothing after it
+    """Python: the expected string is the guest's /proc/version.
+
+    collect/s (tracenz+): the string up to its NUL, nothing after it."""
     banner = ksym("linux_banner")
     out = session("""trace gtp_test_function
 actions
@@ -55,7 +60,10 @@ x/2bx 0x%x
 
 
 def test_circular_buffer_wraps():
-    # per-CPU buffers of 8 KiB: 1-KiB sub-buffers, several frames each
+    """Python: the frame count is a range, and the first frame's value is
+    computed from it (the newest n calls were kept).
+
+    Per-CPU buffers of 8 KiB: 1-KiB sub-buffers, several frames each."""
     out = session("""set circular-trace-buffer on
 set trace-buffer-size 16384
 trace gtp_test_function
@@ -80,6 +88,7 @@ p counter1
 
 
 def test_full_buffer_stops_trace():
+    """Python: the frame count is a range (some, not all 200 calls)."""
     out = session("""set circular-trace-buffer off
 set trace-buffer-size 16384
 trace gtp_test_function
@@ -95,71 +104,6 @@ tstatus
     assert 0 < n < 200, out
 
 
-def test_tfind_pc_tracepoint_range():
-    out = session("""trace gtp_test_function
-actions
-collect counter1
-end
-trace gtp_test_write
-actions
-collect count
-end
-info tracepoints
-tstart
-shell echo 3 > /proc/gtp_test
-tstop
-tfind start
-tfind tracepoint 1
-tfind tracepoint 1
-tfind tracepoint 1
-tfind tracepoint 1
-tfind none
-tfind pc gtp_test_function
-p counter1
-tfind pc gtp_test_function
-p counter1
-tfind none
-tfind range gtp_test_write, gtp_test_write+1
-tfind none
-tfind outside gtp_test_write, gtp_test_write+1
-p counter1
-""")
-    fmt = r"Found trace frame (\d+), tracepoint (\d+)"
-    found = [(int(f), int(t)) for f, t in re.findall(fmt, out)]
-    # frame 0 is the write (tracepoint 2), then the three calls
-    assert found[0] == (0, 2), out
-    assert found[1:4] == [(1, 1), (2, 1), (3, 1)], out
-    # a fourth "tfind tracepoint 1" finds nothing more
-    expect(out, r"^No trace frame found$")
-    assert found[4:6] == [(1, 1), (2, 1)], out
-    assert found[6] == (0, 2), out
-    assert found[7] == (1, 1), out
-    v = [int(x) for x in re.findall(r"^\$\d+ = (-?\d+)$", out, re.M)]
-    assert v == [1, 2, 1], out
-
-
-def test_tsave_then_tfile():
-    out = session("""trace gtp_test_function if counter1 != 2
-actions
-collect counter1, counter2, (2*counter1+3*counter2)
-end
-tstart
-shell echo 4 > /proc/gtp_test
-tstop
-""" + tdump_all(3) + """tsave /tmp/gtp_tsave.tf
-detach
-target tfile /tmp/gtp_tsave.tf
-tstatus
-info tracepoints
-""" + tdump_all(3))
-    live, saved = out.split("Using a trace file.", 1)
-    want = [2, 12, 17]		# calls (1,0) (3,2) (4,3): (2,1) filtered out
-    assert values(live, "(2*counter1+3*counter2)") == want, out
-    assert values(saved, "(2*counter1+3*counter2)") == want, out
-    assert values(saved, "counter1") == [1, 3, 4], out
-    expect(saved, r"Collected 3 trace frames")
-    # the file holds the definitions: condition and actions came back
-    expect(saved, r"trace only if counter1 != 2")
 
 
 def kprobes_list():
@@ -172,26 +116,10 @@ def kprobes_list():
         return f.read()
 
 
-def test_reconnect_without_symbols():
-    # A tracepoint given as an address expression must not stop a gdb that
-    # has no symbols from connecting to the target that holds it.
-    session("""trace *(gtp_test_function + %d)
-actions
-collect $regs
-end
-tstart
-shell echo 2 > /proc/gtp_test
-tstop
-""" % past_fentry())
-    out = gdb_script("target remote /proc/gtp\ninfo tracepoints\ntstatus\n"
-                     "tfind 1\np $rdi\n")
-    expect_not(out, r"No symbol table|Error")
-    expect(out, r"Created tracepoint 1 for target's tracepoint 1")
-    expect(out, r"Collected 2 trace frames")
-    expect(out, r"^\$1 = 2$")
-
 
 def test_trace_state_variables():
+    """Python: relations between values ($clock moves forward, $cpu_id
+    below the CPU count, a pid above 1)."""
     out = session("""tvariable $hits = 10
 tvariable $cpu_id
 tvariable $current_task_pid
@@ -226,6 +154,8 @@ info tvariables
 
 
 def test_start_stop_cycles_under_load():
+    """Python: a hammer loop drives the function from another process
+    while gdb starts and stops the trace."""
     # The probe sits one instruction past the function's fentry call (after
     # endbr64 on IBT kernels), not on the call itself: on the guest kernel (Debian 6.1 under QEMU TCG) registering and
     # unregistering an *ftrace-based* kprobe while another CPU runs the
@@ -234,31 +164,21 @@ def test_start_stop_cycles_under_load():
     # disable / remove, 100 times).  This location is an int3/jump kprobe.
     loops = hammers()
     try:
-        out = session("""trace *(gtp_test_function + %d) if $rdi %% 7 == 0
+        out = session("""source %s
+source %s
+trace *(gtp_test_function + %d) if $rdi %% 7 == 0
 actions
 collect $regs
 end
-python
-for i in range(100):
-    gdb.execute("tstart")
-    gdb.execute("tstop")
-end
+python start_stop(100)
 tstatus
 info tracepoints
 tstart
 shell echo 14 > /proc/gtp_test
 tstop
 tstatus
-python
-n = 0
-while n < 20:
-    gdb.execute("tfind %%d" %% n, to_string=True)
-    if int(gdb.parse_and_eval("$trace_frame")) != n:
-        break
-    print("frame %%d rdi%%%%7=%%d" %% (n, int(gdb.parse_and_eval("$rdi %% 7"))))
-    n += 1
-end
-""" % past_fentry(), timeout=900)
+python print_frames(20, "rdi%%7", "$rdi %% 7")
+""" % (GDBPY_CYCLES, GDBPY_FRAMES, past_fentry()), timeout=900)
     finally:
         stop_hammers(loops)
     expect(out, r"Trace stopped by a tstop command")
@@ -271,6 +191,8 @@ end
 
 
 def test_unload_while_tracing():
+    """Python: a hammer loop fires the probes from another process while
+    the module is removed."""
     # A trace left running (disconnected) with probes firing on another
     # CPU, then the module goes away: probes must be detached first.
     session("""set disconnected-tracing on
