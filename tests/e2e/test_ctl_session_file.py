@@ -8,6 +8,10 @@ the target.  Now the file is refused with FILE:LINE before the target is
 opened: a running trace, and the frames of a stopped one, stay exactly as
 they were, and a good session from the same recording still starts.
 The host-side tests of every other malformed field are tests/ctl/.
+
+The tests stay Python: the injected file is the recorded one with its
+condition line replaced (its line number found in the recording), and the
+target's status after a refusal must equal the status before it.
 """
 import re
 import subprocess
@@ -74,6 +78,8 @@ detach
 
 @leaves_target_clean
 def test_injected_condition_refused_while_a_trace_runs():
+    """A running trace with frames is left as it was (status compared
+    before and after: Python)."""
     n = record()
     # a running trace with frames, left by a gdb that detached
     reset_target()
@@ -89,7 +95,9 @@ def test_injected_condition_refused_while_a_trace_runs():
 @leaves_target_clean
 def test_injected_condition_refused_before_discarding_frames():
     """--discard lets start clear a stopped trace's frames: the old gtp-ctl
-    sent QTinit, then the cut-off QTDP, and waited forever."""
+    sent QTinit, then the cut-off QTDP, and waited forever.  Python: the
+    status before and after, and gtp_test_calls relative to its first
+    dumped value."""
     n = record()
     reset_target()
     ctl_session(DETACHED)

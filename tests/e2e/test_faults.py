@@ -8,6 +8,12 @@ run.py fails any test after which the kernel log shows an oops, BUG,
 WARNING or call trace; the NMI test marks the backtraces it asks the
 kernel to print (gtplib.expected_log), where only an oops, BUG or WARNING
 counts.
+
+Every test here stays Python (docs/testing.md "What stays Python"): each
+drives something a case cannot -- gdb killed from outside at a step it
+reports, hammer loops on both CPUs around raw packets, the kernel log and
+/proc/vmallocinfo compared before and after, frame counts as lower bounds.
+The gdb-side Python they need is in tests/e2e/gdbpy/.
 """
 import os
 import re
@@ -18,6 +24,8 @@ import gtplib
 from gtplib import (FIG12, GDB, GDB_HEAD, dmesg, expect, expected_log, frames_collected,
                     gdb_script, hammers, ksym, leaves_target_clean, param, past_fentry,
                     raw_packets, reset_target, stop_hammers, values)
+
+GDBPY = os.path.join(gtplib.REPO, "tests", "e2e", "gdbpy")
 
 
 # QTStart/QTStop pairs in one run: each re-arms a kprobe and waits for RCU,
@@ -37,12 +45,12 @@ PROGRESS = "/run/gtp-faults.progress"
 
 
 def _progress_loop(n, cmds):
-    """gdb python: run cmds (gdb commands, {i} = i) for i < n, writing i
-    to PROGRESS before each step, so the test knows where gdb is."""
-    body = "".join("    gdb.execute(%r.replace('{i}', str(i)), to_string=True)\n"
-                   % c for c in cmds)
-    return ("python\nfor i in range(%d):\n"
-            "    open(%r, 'w').write(str(i))\n%send\n" % (n, PROGRESS, body))
+    """gdb commands: run cmds (gdb commands, {i} = i) for i < n, writing i
+    to PROGRESS before each step, so the test knows where gdb is
+    (gdbpy/progress.py)."""
+    return ("source %s\npython progress_loop(%d, %r%s)\n"
+            % (os.path.join(GDBPY, "progress.py"), n, PROGRESS,
+               "".join(", %r" % c for c in cmds)))
 
 
 def _kill_gdb_at(script, step, extra):
@@ -197,18 +205,10 @@ tstart
 shell echo l > /proc/sysrq-trigger; sleep 1
 tstop
 tstatus
-python
-for i in range(16):
-    try:
-        gdb.execute("tfind %d" % i, to_string=True)
-    except gdb.error:
-        break
-    if int(gdb.parse_and_eval("$trace_frame")) != i:
-        break
-    print("sdata: " + gdb.parse_and_eval("$_sdata").string())
-end
+source %s
+python print_sdata(16)
 tfind end
-""")
+""" % os.path.join(GDBPY, "sdata.py"))
     # the kernel printed the backtraces asked for (run.py checks the rest)
     window = dmesg().splitlines()[before:]
     assert any("NMI backtrace for cpu" in l for l in window), "\n".join(window)

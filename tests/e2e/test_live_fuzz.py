@@ -50,6 +50,9 @@ def _stop(procs):
 
 
 def test_live_fuzz():
+    """Python: the fuzzer draws the sessions (livefuzz.py) while a workload
+    started here runs; the allocation count must return to its value
+    before."""
     seed = os.environ.get("GTP_LIVE_FUZZ_SEED") or DEFAULT_SEED
     seed = time.time_ns() % 1000000007 if seed == "random" else int(seed)
     print("# live fuzz: seed %d, %d steps (replay: GTP_LIVE_FUZZ_SEED=%d)"
@@ -79,7 +82,9 @@ def test_live_fuzz():
 
 
 def test_clean_session_after_fuzz():
-    """The paper's Fig. 12 session, in the same boot, right after the fuzz."""
+    """The paper's Fig. 12 session, in the same boot, right after the fuzz.
+    Python although its checks are lines: a file's cases run before its
+    functions, and this one must run after test_live_fuzz."""
     out = gdb_script(GDB_HEAD + FIG12 % "> 0" + "tfind 4\ntdump\n")
     expect(out, r"Collected 5 trace frames")
     assert values(out, "(2*counter1+3*counter2)") == [22], out

@@ -6,6 +6,10 @@ replay (another KASLR slide) is tests/vm/replay-check; here: one boot,
 the module reloaded at another address, and every refusal.  Expected
 values are what the Fig. 11 loop passes (call k: counter1 = k, counter2 =
 k - 1, gtp_test_calls counts calls since the module was loaded).
+
+The tests here stay Python: the session file is edited from what gtp-ctl
+recorded, modules are reloaded until an address moves, and times and
+addresses are checked as relations (docs/testing.md "What stays Python").
 """
 import os
 import re
@@ -36,6 +40,8 @@ def tfile_values(tf, n):
 
 @leaves_target_clean
 def test_session_replays_fig12():
+    """Python: the file must name this kernel (uname's release), and
+    the dump's times lie within the run as timed here."""
     text = save_session(FIG12 % "> 0")
     # a file to read: the location by name, the kernel it belongs to
     expect(text, r"^kernel %s build-id [0-9a-f]{40}$" % re.escape(os.uname().release))
@@ -106,6 +112,8 @@ def _reload_gtp_test(old):
 
 @leaves_target_clean
 def test_module_global_after_reload():
+    """Python: gtp_test is reloaded (spacer modules between) until its
+    global moves; the dump must read the new address."""
     text = save_session(MOD_GLOBAL)
     # gdb encodes the address as const32 + ext 32, and an absolute range
     expect(text, r"^  cond X[0-9a-f]+,24\{32:gtp_test:gtp_test_calls\+0x0\}1620")
@@ -144,6 +152,7 @@ def _refused(path, why, state=r"^trace: stopped$(.|\n)*^tracepoint 1 at "):
 
 @leaves_target_clean
 def test_start_refusals():
+    """Python: each refused file is the recorded one with a field edited."""
     text = save_session(MOD_GLOBAL)
     _refused(_edited(text, r"^kernel \S+", "kernel 5.10.0-99-amd64"),
              r"session is for kernel 5\.10\.0-99-amd64; this is ")
