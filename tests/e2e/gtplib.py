@@ -40,6 +40,10 @@ target remote /proc/gtp
 
 TARGET = "target remote /proc/gtp"
 
+# The gdb-side Python of the tests: files a session sources, then calls
+# with arguments (a case: "source ${repo}/tests/e2e/gdbpy/NAME.py").
+GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
+
 
 def raw_packets(*pkts):
     """Send packets straight to /proc/gtp (no gdb); return the replies."""

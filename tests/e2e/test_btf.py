@@ -12,10 +12,11 @@ import os
 import re
 
 from btflib import GTP_HEAD, BAD, Btf, session, vmlinux_btf
-from gtplib import REPO, GTP_PY, expect, expect_not, gdb_script, ksym, \
+import gtplib
+from gtplib import GTP_PY, expect, expect_not, gdb_script, ksym, \
     leaves_target_clean, reset_target, sh
 
-GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
+GDBPY = gtplib.GDBPY
 
 
 @leaves_target_clean

@@ -14,7 +14,8 @@ computed (ret = 4093 after a 4093-byte read) and the user's text is back.
 import os
 import re
 
-from gtplib import REPO, expect, expect_not, ksym, leaves_target_clean
+import gtplib
+from gtplib import expect, expect_not, ksym, leaves_target_clean
 from vmlinuxlib import session, vmlinux
 
 # fs/read_write.c of Debian's 6.1: in vfs_read after the read, where ret
@@ -23,7 +24,7 @@ LINE = 473
 SIZE = 4093
 
 # the gdb-side helpers the session calls (tests/e2e/gdbpy)
-SOURCES = "".join("source %s\n" % os.path.join(REPO, "tests", "e2e", "gdbpy", f) for f in
+SOURCES = "".join("source %s\n" % os.path.join(gtplib.GDBPY, f) for f in
                   ("tracepoint_symbol.py", "tstart_gdb_then_gtp.py", "reads.py"))
 
 

@@ -24,7 +24,8 @@ import re
 
 from actors import Actors
 from cookbook import recipe
-from gtplib import GTP_PY, REPO, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
+import gtplib
+from gtplib import GTP_PY, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
     reset_target
 from vmlinuxlib import vmlinux_path
 
@@ -34,7 +35,7 @@ set width 0
 source %s
 """ % GTP_PY
 
-GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
+GDBPY = gtplib.GDBPY
 
 BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
     r"Remote failure|Traceback|Python Exception|evaluation error|No symbol|" \

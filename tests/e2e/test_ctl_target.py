@@ -13,10 +13,11 @@ import os
 import re
 import subprocess
 
-from gtplib import (REPO, ctl, ctl_session as session, expect, leaves_target_clean,
+import gtplib
+from gtplib import (ctl, ctl_session as session, expect, leaves_target_clean,
                     reset_target, sh)
 
-GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
+GDBPY = gtplib.GDBPY
 
 
 @leaves_target_clean

@@ -25,7 +25,7 @@ from gtplib import (FIG12, GDB, GDB_HEAD, dmesg, expect, expected_log, frames_co
                     gdb_script, hammers, ksym, leaves_target_clean, param, past_fentry,
                     raw_packets, reset_target, stop_hammers, values)
 
-GDBPY = os.path.join(gtplib.REPO, "tests", "e2e", "gdbpy")
+GDBPY = gtplib.GDBPY
 
 
 # QTStart/QTStop pairs in one run: each re-arms a kprobe and waits for RCU,

@@ -18,11 +18,12 @@ import re
 import subprocess
 import time
 
+import gtplib
 from gtplib import (GDB_HEAD, REPO, expect, expect_not, gdb_script, ksym,
                     reset_target)
 
 GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
-GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
+GDBPY = gtplib.GDBPY
 ROW = re.compile(r"^(\(\.\.\., [^)\n]*\)|\[[^\])\n]*[\])]|<unavailable>)\s+(\d+) \|([@ ]{52})\|$",
                  re.M)
 

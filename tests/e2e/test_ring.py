@@ -15,8 +15,6 @@ so every frame is checked, not a sample:
 - circular mode, small buffer: created == hits, the frames kept are the
   newest of each CPU (a run of calls ending at the last one, if any).
 """
-import os
-import re
 import struct
 
 from gtplib import GDB_HEAD, gdb_script, expect, expect_not, reset_target

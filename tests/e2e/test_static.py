@@ -10,7 +10,8 @@ in cases/test_static.case.
 import os
 import re
 
-from gtplib import (GDB_HEAD, GTP_KO, REPO, TARGET, TEST_KO, Skip, connect, expect,
+import gtplib
+from gtplib import (GDB_HEAD, GTP_KO, TARGET, TEST_KO, Skip, connect, expect,
                     expect_not, expected_log, gdb, gdb_script, knob, ksym, param,
                     reset_target, sh)
 from rspconn import Conn
@@ -122,8 +123,8 @@ def test_attached_module_is_pinned():
 # `delete` then drops them (tstart's QTinit clears them on the target).
 CONNECT = GDB_HEAD + "delete\n"
 # gdb-side helpers the sessions source (tests/e2e/gdbpy)
-GDBPY_FAULTS = os.path.join(REPO, "tests", "e2e", "gdbpy", "faults.py")
-GDBPY_FRAMES = os.path.join(REPO, "tests", "e2e", "gdbpy", "frames.py")
+GDBPY_FAULTS = os.path.join(gtplib.GDBPY, "faults.py")
+GDBPY_FRAMES = os.path.join(gtplib.GDBPY, "frames.py")
 
 
 def test_syscall_tracepoint_both_cpus():

@@ -13,14 +13,15 @@ import subprocess
 import time
 
 from cases import GDB_BUGS
-from gtplib import (GDB_HEAD, GTP_KO, REPO, frames_collected, gdb_script, hammers,
+import gtplib
+from gtplib import (GDB_HEAD, GTP_KO, frames_collected, gdb_script, hammers,
                     expect, expect_not, ksym, past_fentry, reset_target, sh,
                     stop_hammers)
 
 HEAD = GDB_HEAD
 # gdb-side helpers the sessions source (tests/e2e/gdbpy)
-GDBPY_CYCLES = os.path.join(REPO, "tests", "e2e", "gdbpy", "cycles.py")
-GDBPY_FRAMES = os.path.join(REPO, "tests", "e2e", "gdbpy", "frames.py")
+GDBPY_CYCLES = os.path.join(gtplib.GDBPY, "cycles.py")
+GDBPY_FRAMES = os.path.join(gtplib.GDBPY, "frames.py")
 
 
 def session(body, timeout=180, reset=True):

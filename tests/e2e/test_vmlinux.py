@@ -13,11 +13,12 @@ test makes, and /sys/kernel/notes.
 import os
 import re
 
-from gtplib import REPO, expect, expect_not, ksym, leaves_target_clean, sh
+import gtplib
+from gtplib import expect, expect_not, ksym, leaves_target_clean, sh
 from vmlinuxlib import session, vmlinux
 
 # the gdb-side helpers the sessions source (tests/e2e/gdbpy)
-GDBPY = os.path.join(REPO, "tests", "e2e", "gdbpy")
+GDBPY = gtplib.GDBPY
 
 
 def test_load_at_slide():
