@@ -37,7 +37,7 @@ def test_trace_vfs_read_by_argument():
     else:
         dname = "file->f_path.dentry->d_shortname.string"
     try:
-        out = session("""source %s/read_sizes.py
+        out = session("""source %s/reads.py
 source %s/vfs_read_frames.py
 trace vfs_read if count == 4093
 actions

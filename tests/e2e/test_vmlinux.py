@@ -97,8 +97,8 @@ tstart
 python read_sizes(%r, %r)
 tstop
 tstatus
-python print_read_frames()
-""" % (os.path.join(GDBPY, "reads.py"), os.path.join(GDBPY, "read_frames.py"),
+python print_vfs_read_frames("file->f_path.dentry->d_iname")
+""" % (os.path.join(GDBPY, "reads.py"), os.path.join(GDBPY, "vfs_read_frames.py"),
             path, data, sizes))
     finally:
         os.unlink(data)

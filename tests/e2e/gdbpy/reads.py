@@ -1,6 +1,6 @@
 """A workload run from inside gdb, between tstart and tstop: read(2)s of
 given sizes, each from the start of one file, so a tracepoint on vfs_read
-sees exactly these counts from this process."""
+sees exactly these counts from this process (test_vmlinux, test_btf)."""
 import os
 from typing import List
 
