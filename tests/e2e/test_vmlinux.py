@@ -44,10 +44,11 @@ print &runqueues
 """ % (os.path.join(GDBPY, "laps.py"), path))
     addr = ksym("vfs_read")
     # loaded from the copy tests/vm/dbg-vmlinux made, whose entry values
-    # gdb compiles into reads of the module's window (entryval.py)
+    # gdb compiles into reads of the module's window (entryval.py); the
+    # copy is beside the file itself (build/dbg may be a symlink)
     m = expect(out, r"^gtp: kernel DWARF from %s, KASLR slide (0x[0-9a-f]+), in ([0-9.]+)s; "
                r"entry values: (\d+) locations, from %s\.gtp-ev$"
-               % (re.escape(path), re.escape(path)))
+               % (re.escape(path), re.escape(os.path.realpath(path))))
     assert int(m.group(3)) > 100000, out
     slide = int(m.group(1), 16)
     print("# slide %#x; %s" % (slide, ", ".join("%s %s" % t for t in
