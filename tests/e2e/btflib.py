@@ -6,21 +6,12 @@ import os
 import struct
 from typing import Dict, List, Optional, Set, Tuple
 
-from gtplib import GTP_PY, Skip, expect_not, gdb_script, reset_target
+import gtplib
+from gtplib import GTP_HEAD, SCRIPT_BUGS as BAD, Skip
 
 # gtp.py sourced (a session that connects itself), and HEAD: connected
 # with BTF's names and types (a case's HEAD gtp and HEAD connect)
-GTP_HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-""" % GTP_PY
 HEAD = GTP_HEAD + "gtp-connect\n"
-
-# what a BTF session must never print: gdb's words for a bug, or a
-# Python error inside gtp.py
-BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
-    r"Remote failure|Traceback|Python Exception"
 
 
 class Btf:
@@ -84,7 +75,4 @@ def vmlinux_btf() -> Btf:
 
 def session(body: str, timeout: int = 400) -> str:
     """gdb's output for body run after HEAD on a reset target; fails on BAD."""
-    reset_target()
-    out = gdb_script(HEAD + body, timeout=timeout)
-    expect_not(out, BAD)
-    return out
+    return gtplib.session(HEAD, body, timeout=timeout)

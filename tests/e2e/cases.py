@@ -51,38 +51,25 @@ import re
 import subprocess
 from typing import Callable, Dict, List, Optional, Tuple
 
+import btflib
 import gtplib
+import vmlinuxlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "cases")
 
-# gdb's words for a bug on either side: no GDB session may print them.
-GDB_BUGS = (r"Fatal signal|internal-error|Remote connection closed|"
-            r"Bogus|Malformed|Remote failure")
+GDB_BUGS = gtplib.GDB_BUGS
 
 
 # The preambles a case's GDB sessions may start with (HEAD NAME): every one
 # sets gdb up for batch output; module also loads gtp_test.ko's symbols and
 # connects (gtplib.GDB_HEAD), connect connects with BTF's names and types
 # (gtp-connect), gtp only sources gtp.py (the session connects itself).
-GTP_HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-""" % gtplib.GTP_PY
 HEADS = {
     "module": gtplib.GDB_HEAD,
-    "gtp": GTP_HEAD,
-    "connect": GTP_HEAD + "gtp-connect\n",
+    "gtp": gtplib.GTP_HEAD,
+    "connect": btflib.HEAD,
 }
-
-
-def _vmlinux() -> str:
-    path = os.path.join(gtplib.REPO, "build", "dbg", "vmlinux-" + os.uname().release)
-    if not os.path.exists(path):
-        raise gtplib.Skip("no vmlinux with DWARF for %s (tests/vm/dbg-vmlinux %s)"
-                          % (os.uname().release, os.uname().release))
-    return path
 
 
 def _ksym(name: str, mod: Optional[str] = None) -> str:
@@ -97,7 +84,7 @@ def _ksym(name: str, mod: Optional[str] = None) -> str:
 SUBSTITUTIONS: Dict[str, Tuple[Callable[..., str], Tuple[int, int]]] = {
     "ksym": (_ksym, (1, 2)),
     "past_fentry": (lambda: str(gtplib.past_fentry()), (0, 0)),
-    "vmlinux": (_vmlinux, (0, 0)),
+    "vmlinux": (vmlinuxlib.vmlinux, (0, 0)),
     "repo": (lambda: gtplib.REPO, (0, 0)),
     "gtp_py": (lambda: gtplib.GTP_PY, (0, 0)),
     "test_ko": (lambda: gtplib.TEST_KO, (0, 0)),

@@ -27,16 +27,26 @@ GTP_KO = os.path.join(KMOD_DIR, "module", "gtptrace.ko")
 GDB = os.environ.get("GTP_GDB", "gdb")
 
 
-# The gdb preamble of a session: symbols first, then the target (on
-# connect gdb re-creates the target's tracepoints from their source
-# strings, which needs gtp_test's symbols).
-GDB_HEAD = """set pagination off
+# gdb set up for batch output with gtp.py sourced, nothing loaded or
+# connected yet: what every session's preamble starts with.
+GTP_HEAD = """set pagination off
 set confirm off
 set width 0
 source %s
-gtp-load-module gtp_test
-target remote /proc/gtp
 """ % GTP_PY
+
+# The gdb preamble of a session: symbols first, then the target (on
+# connect gdb re-creates the target's tracepoints from their source
+# strings, which needs gtp_test's symbols).
+GDB_HEAD = GTP_HEAD + """gtp-load-module gtp_test
+target remote /proc/gtp
+"""
+
+# gdb's words for a bug on either side: no session may print them.
+GDB_BUGS = (r"Fatal signal|internal-error|Remote connection closed|"
+            r"Bogus|Malformed|Remote failure")
+# ... nor, in a session that runs gtp.py's commands, a Python error.
+SCRIPT_BUGS = GDB_BUGS + "|Traceback|Python Exception"
 
 TARGET = "target remote /proc/gtp"
 
@@ -181,6 +191,14 @@ def gdb_script(text, timeout=120, args=()):
         return _run([GDB, "-nx", "-q", "-batch"] + list(args) + ["-x", path], timeout)
     finally:
         os.unlink(path)
+
+
+def session(head, body, bad=SCRIPT_BUGS, timeout=120):
+    """gdb's output for head + body on a reset target; fails on bad."""
+    reset_target()
+    out = gdb_script(head + body, timeout=timeout)
+    expect_not(out, bad)
+    return out
 
 
 def sh(cmd, timeout=300):

@@ -12,9 +12,8 @@ import re
 import subprocess
 import time
 
-from cases import GDB_BUGS
 import gtplib
-from gtplib import (GDB_HEAD, GTP_KO, frames_collected, gdb_script, hammers,
+from gtplib import (GDB_BUGS, GDB_HEAD, GTP_KO, frames_collected, gdb_script, hammers,
                     expect, expect_not, ksym, past_fentry, reset_target, sh,
                     stop_hammers)
 

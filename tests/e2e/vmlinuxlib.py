@@ -5,17 +5,8 @@ target yet, and no word of a bug or a Python error in the output.
 """
 import os
 
-from gtplib import GTP_PY, REPO, Skip, expect_not, gdb_script, reset_target
-
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-""" % GTP_PY
-
-# gdb's words for a bug on either side, and a Python error in gtp's scripts
-BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
-    r"Remote failure|Traceback|Python Exception"
+import gtplib
+from gtplib import GTP_HEAD as HEAD, REPO, SCRIPT_BUGS as BAD, Skip
 
 
 def vmlinux_path() -> str:
@@ -35,7 +26,4 @@ def vmlinux() -> str:
 
 def session(body: str, timeout: int = 600) -> str:
     """gdb on a reset target running HEAD + body; its output, without BAD."""
-    reset_target()
-    out = gdb_script(HEAD + body, timeout=timeout)
-    expect_not(out, BAD)
-    return out
+    return gtplib.session(HEAD, body, timeout=timeout)
