@@ -110,6 +110,9 @@ static ssize_t stream_file_read(struct file *file, char __user *ubuf, size_t cou
 	}
 	ret = gtp_stream_read(f->s, stream_copy, f->bounce, count);
 	mutex_unlock(stream_access->lock);
+	/* the reader sees only "Message too long": say which message */
+	if (ret == -EMSGSIZE)
+		pr_warn_ratelimited("a line of the run's definitions is longer than a DEFS record holds: the run cannot be streamed\n");
 	/* outside gtp_mutex: this may fault and wait on the reader's memory */
 	if (ret > 0 && copy_to_user(ubuf, f->bounce, ret))
 		ret = -EFAULT;

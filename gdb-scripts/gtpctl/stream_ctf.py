@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import ctf, ksyms
 from .abi import KSTACK_ADDR, SDATA_ADDR
-from .stream_defs import FORMAT_VERSION, FRAME_HEAD, REGSIZE, RING_DATA, RING_REC
+from .stream_defs import FRAME_HEAD, REGSIZE, RING_DATA, RING_REC
 from .trace import REGS32, REGS64, TraceError, reg_offset, walk_blocks
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ class RunTrace:
             "gtp_tsc", c["tsc_khz"] * 1000, c["tsc"], c["real_ns"], uuid=host.clock_uuid,
             description="TSC of %s; offset: CLOCK_REALTIME at TSC 0" % host.name)
         env = host.env()
-        env.update({"gtp_run": defs.run, "gtp_stream_version": FORMAT_VERSION,
+        env.update({"gtp_run": defs.run, "gtp_stream_version": defs.version,
                     "tsc_khz": c["tsc_khz"], "cpus": defs.cpus})
         for k in ("size", "subbuf", "circular"):
             if k in defs.buffer:

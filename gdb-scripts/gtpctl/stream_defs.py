@@ -4,11 +4,16 @@ the DEFS text that starts each run.
 
 The proc file (module/stream.c; the format is in module/core/stream.h) is
 a byte stream of records (DEFS, PACKET, END), each a struct
-gtp_stream_rec header and its payload.  A DEFS record's payload is text:
-the run, its clock, CPUs, buffer, trace state variables, tracepoints and
-$_sdata field names.  A PACKET's payload is one ring sub-buffer of one
-CPU: ring records, each holding one gdb trace-file frame.
+gtp_stream_rec header and its payload.  The DEFS records of a run (its
+pieces, seq 0, 1, ... each whole lines; the last one's last line `end`)
+hold text: the run, its clock, CPUs, buffer, trace state variables,
+tracepoints and $_sdata field names.  Version 1 streams (raw files saved
+by an older module) have one DEFS record and no `end` line.  A PACKET's
+payload is one ring sub-buffer of one CPU: ring records, each holding one
+gdb trace-file frame.
 """
+from __future__ import annotations
+
 import os
 import struct
 
@@ -22,6 +27,8 @@ REC = abi.STREAM_REC
 MAGIC = abi.STREAM_MAGIC
 DEFS, PACKET, END = abi.STREAM_DEFS, abi.STREAM_PACKET, abi.STREAM_END
 FORMAT_VERSION = abi.STREAM_VERSION
+# version 1 is version 2 without pieces or `end`: its saved files still read
+FIRST_VERSION = 1
 RING_REC = abi.RING_REC
 RING_DATA = abi.RING_REC_DATA
 # gdb's trace file frame
@@ -37,12 +44,48 @@ def open_stream(path: str) -> int:
                      "gtptrace.ko is not loaded or too old (no %s)")
 
 
+class DefsPieces:
+    """The DEFS pieces of one run, in seq order, until the last one."""
+
+    def __init__(self, run: int, origin: str) -> None:
+        self.run = run
+        self.origin = origin
+        self.texts = []               # the pieces' text so far
+
+    def add(self, seq: int, payload: bytes) -> Defs | None:
+        """Piece seq of the run: the run's Defs once this one ends them,
+        else None."""
+        if seq != len(self.texts):
+            raise TraceError("%s: DEFS piece %d of run %d where piece %d was due: the stream "
+                             "is out of sync" % (self.origin, seq, self.run, len(self.texts)))
+        text = payload.rstrip(b"\0").decode(errors="replace")
+        self.texts.append(text)
+        if seq == 0 and _version(text) != FORMAT_VERSION:
+            # version 1: one record, no `end`; any other: Defs says why not
+            return Defs(text, self.origin)
+        if text.endswith("\nend\n") or text == "end\n":
+            return Defs("".join(self.texts), self.origin)
+        return None
+
+
+def _version(text: str) -> int | None:
+    """The version a run's definitions start with (None: not there)."""
+    first, _, _ = text.partition("\n")
+    kind, _, rest = first.partition(" ")
+    try:
+        return int(rest) if kind == "gtp-stream" else None
+    except ValueError:
+        return None
+
+
 class Defs:
-    """A DEFS record: the run's clock, CPUs, buffer, trace state variables,
-    tracepoints (a trace.Trace without frames) and $_sdata field names."""
+    """A run's definitions (its DEFS records' text): the run's clock, CPUs,
+    buffer, trace state variables, tracepoints (a trace.Trace without
+    frames) and $_sdata field names."""
 
     def __init__(self, text: str, origin: str) -> None:
         self.run = self.cpus = self.clock = None
+        self.version = FIRST_VERSION  # what a text without the line means
         self.buffer = {}
         self.trace = Trace(origin)
         self.sdata = {}               # tracepoint number -> [(name, size, signed)]
@@ -56,10 +99,14 @@ class Defs:
 
     def _line(self, line):
         kind, _, rest = line.partition(" ")
-        if kind == "gtp-stream" and int(rest) != FORMAT_VERSION:
-            raise TraceError("stream format %s; this gtp-ctl reads %d (update gtp-ctl)"
-                             % (rest, FORMAT_VERSION))
-        if kind == "run":
+        if kind == "gtp-stream":
+            if not FIRST_VERSION <= int(rest) <= FORMAT_VERSION:
+                raise TraceError("stream format %s; this gtp-ctl reads %d to %d (update gtp-ctl)"
+                                 % (rest, FIRST_VERSION, FORMAT_VERSION))
+            self.version = int(rest)
+        elif kind == "end" and not rest:
+            pass                      # DefsPieces saw it: the text is whole
+        elif kind == "run":
             self.run = int(rest)
         elif kind == "clock":
             self.clock = _key_values(rest)

@@ -5,12 +5,16 @@ one CTF trace per run (stream_ctf.RunTrace).
 Reads may end anywhere: the part of a record a read ends inside waits for
 the next read (missing() says how much of it is still to come).
 
-Runs: a DEFS record starts each run (the target numbers them).  The first
-run seen goes into DIR itself; each later one into DIR/run-N, a trace of
-its own (`babeltrace2 DIR/run-N`; `babeltrace2 DIR` reads the first run
-only).  until_stop ends the stream when the first run has stopped and
-every CPU's END record arrived (it waits for a run to start if none has),
-or when a new run begins before that.
+Runs: DEFS records start each run (the target numbers them): its
+definitions in pieces, seq 0, 1, ... until the one whose last line is
+`end` (stream_defs.DefsPieces); any other record before that is out of
+sync.  A piece 0 drops the pieces of a run whose definitions a QTStart
+cut short: the target starts over with the new run's.  The first run seen
+goes into DIR itself; each later one into DIR/run-N, a trace of its own
+(`babeltrace2 DIR/run-N`; `babeltrace2 DIR` reads the first run only).
+until_stop ends the stream when the first run has stopped and every
+CPU's END record arrived (it waits for a run to start if none has), or
+when a new run begins before that.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from . import ctf
 from .stream_ctf import RunTrace
-from .stream_defs import DEFS, END, MAGIC, PACKET, REC, Defs
+from .stream_defs import DEFS, END, MAGIC, PACKET, REC, Defs, DefsPieces
 from .trace import TraceError
 
 if TYPE_CHECKING:
@@ -41,6 +45,7 @@ class Streamer:
         self.pos = 0                  # stream offset of self.rest
         self.runs = []                # RunTrace, oldest first
         self.current = None
+        self.pieces = None            # DefsPieces of a run not yet defined
         self.done = False
         self.notes = []               # for the summary
 
@@ -57,7 +62,7 @@ class Streamer:
             if n - o - REC.size < ln:
                 break
             p = o + REC.size
-            self._record(typ, cpu, run, tsb, tse, lost, buf, p, p + ln)
+            self._record(typ, cpu, run, tsb, tse, seq, lost, buf, p, p + ln)
             o = p + ln
         self.pos += o
         self.rest = buf[o:] if not self.done else b""
@@ -71,11 +76,14 @@ class Streamer:
             return REC.size - len(r)
         return REC.size + REC.unpack_from(r)[3] - len(r)
 
-    def _record(self, typ, cpu, run, tsb, tse, lost, buf, start, end):
+    def _record(self, typ, cpu, run, tsb, tse, seq, lost, buf, start, end):
         if typ == DEFS:
-            self._defs(run, tsb, bytes(buf[start:end]))
+            self._defs(run, seq, tsb, bytes(buf[start:end]))
             return
         cur = self.current
+        if self.pieces is not None:
+            raise TraceError("%s: a record of run %d before the end of the DEFS of run %d: "
+                             "the stream is out of sync" % (self.origin, run, self.pieces.run))
         if cur is None or run != cur.run:
             raise TraceError("%s: a record of run %d %s: the stream is out of sync"
                              % (self.origin, run, "without its DEFS" if cur is None
@@ -91,9 +99,19 @@ class Streamer:
                     self.done = True
         # other types: a newer target's records, skipped
 
-    def _defs(self, run, ts_begin, payload):
-        text = payload.rstrip(b"\0").decode(errors="replace")
-        defs = Defs(text, self.origin)
+    def _defs(self, run, seq, ts_begin, payload):
+        if seq == 0:
+            self.pieces = DefsPieces(run, self.origin)
+        elif self.pieces is None or self.pieces.run != run:
+            raise TraceError("%s: DEFS piece %d of run %d without its first: the stream is "
+                             "out of sync" % (self.origin, seq, run))
+        defs = self.pieces.add(seq, payload)
+        if defs is None:
+            return
+        self.pieces = None
+        self._run_defined(run, ts_begin, defs)
+
+    def _run_defined(self, run: int, ts_begin: int, defs: Defs) -> None:
         if defs.run != run:
             raise TraceError("%s: the DEFS record of run %d says run %d"
                              % (self.origin, run, defs.run))

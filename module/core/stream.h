@@ -6,9 +6,11 @@
  * (gtp-ctl stream) while tracing runs.  Records, little endian, each a
  * struct gtp_stream_rec then @len payload bytes (a multiple of 8):
  *
- *	DEFS	once per run, first: text lines describing the run (clock,
- *		CPUs, buffer, trace state variables and tracepoints as qTfV /
- *		qTfP pieces, $_sdata field names)
+ *	DEFS	first in each run, in pieces numbered by seq from 0: text
+ *		lines describing the run (clock, CPUs, buffer, trace state
+ *		variables and tracepoints as qTfV / qTfP pieces, $_sdata
+ *		field names), whole lines in each piece, at most 64 KiB; the
+ *		last piece ends with the line "end"
  *	PACKET	one CPU's sub-buffer: ring records (struct ring_record, each
  *		followed by one gdb trace-file frame), oldest first
  *	END	once per CPU, after the run stopped and that CPU is drained
@@ -24,7 +26,7 @@
 #include "compat.h"
 
 #define GTP_STREAM_MAGIC	0x53505447	/* "GTPS" */
-#define GTP_STREAM_VERSION	1
+#define GTP_STREAM_VERSION	2
 
 enum gtp_stream_type {
 	GTP_STREAM_DEFS = 1,
@@ -40,7 +42,8 @@ struct gtp_stream_rec {
 	u32 run;		/* run number: +1 at every QTStart */
 	u64 ts_begin;		/* PACKET: first record; DEFS: run start */
 	u64 ts_end;		/* PACKET: last record */
-	u64 seq;		/* PACKET: the CPU's sub-buffer number */
+	u64 seq;		/* PACKET: the CPU's sub-buffer number;
+				 * DEFS: the piece's number in the run */
 	u64 lost;		/* PACKET, END: the CPU's lost frames so far */
 };
 

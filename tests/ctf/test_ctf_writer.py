@@ -154,12 +154,26 @@ def _z(num, addr, kind, text):
     return "tp Z%x:%x:%s:0:%x:%s" % (num, addr, kind, len(text), _hex(text))
 
 
-def defs_record(run=1, tsc=TSC, khz=KHZ, real=REAL):
-    """A DEFS record: gdb's `trace gtp_test_function` / `teval $v =
-    2*counter1+3*counter2` / `collect $v, $regs`, a static tracepoint
+def defs_record(run=1, tsc=TSC, khz=KHZ, real=REAL, version=2, pieces=1):
+    """The DEFS records of a run: gdb's `trace gtp_test_function` / `teval
+    $v = 2*counter1+3*counter2` / `collect $v, $regs`, a static tracepoint
     with `collect $_sdata`, and `trace vfs_read` / `collect jiffies,
-    $rsp[0]@3, $kstack`."""
-    lines = ["gtp-stream 1", "run %d" % run,
+    $rsp[0]@3, $kstack`.  Version 2: its lines and `end` in `pieces`
+    records, seq 0, 1, ...; version 1: one record, no `end`."""
+    lines = defs_lines(run, tsc, khz, real, version)
+    cut = [len(lines) * k // pieces for k in range(pieces + 1)]
+    return b"".join(defs_piece(run, seq, lines[cut[seq]:cut[seq + 1]], tsc)
+                    for seq in range(pieces))
+
+
+def defs_piece(run, seq, lines, tsc=TSC):
+    """One DEFS record of whole lines, NUL-padded."""
+    text = "".join(line + "\n" for line in lines).encode()
+    return record(1, 0, run, text + b"\0" * (-len(text) % 8), tsb=tsc - 500, seq=seq)
+
+
+def defs_lines(run=1, tsc=TSC, khz=KHZ, real=REAL, version=2):
+    lines = ["gtp-stream %d" % version, "run %d" % run,
              "clock tsc_khz=%d tsc=%d real_ns=%d mono_ns=1" % (khz, tsc, real),
              "cpus 2", "buffer size=1048576 subbuf=65536 circular=0",
              "tsv 1:0:0:%s" % _hex("v"),
@@ -174,8 +188,7 @@ def defs_record(run=1, tsc=TSC, khz=KHZ, real=REAL):
              "tp A3:%x:M7,0,18" % A3, _z(3, A3, "at", "vfs_read"),
              _z(3, A3, "cmd", "collect jiffies, $rsp[0]@3, $kstack"),
              "sdata 2 counter1:4:s counter2:4:s"]
-    text = ("\n".join(lines) + "\n").encode()
-    return record(1, 0, run, text + b"\0" * (-len(text) % 8), tsb=tsc - 500)
+    return lines + ["end"] if version > 1 else lines
 
 
 def record(typ, cpu, run, payload=b"", tsb=0, tse=0, seq=0, lost=0):
@@ -224,9 +237,10 @@ def tp3(jiffies, sp, stack, kstack):
                     "kstack_len": len(kstack), "kstack": list(kstack)}
 
 
-def stream_events():
+def stream_events(run=1, **defs):
     """(record stream bytes, [(ts, cpu, event name, fields)]) of one run:
-    cpu 0 lost 4 frames before its first packet, cpu 1 two after its last."""
+    cpu 0 lost 4 frames before its first packet, cpu 1 two after its last.
+    defs: for defs_record()."""
     want, pk = [], {0: [], 1: []}
     shapes = [tp1(5, -7), tp2(-3, 2**31 - 1), tp3(-1, 0xffffc90000001230, b"\x01\x02\x03",
                                                   [0xffffffff81000010, 0xffffffff81000020]),
@@ -237,10 +251,10 @@ def stream_events():
         cpu, ts = k % 2, TSC + 1000 + 10 * k
         pk[cpu].append((ts, (1, 2, 3, 1, 3)[k], blocks))
         want.append((ts, cpu, name, fields))
-    data = (defs_record()
-            + packet(0, pk[0][:2], 0, 4) + packet(1, pk[1], 0, 0)
-            + packet(0, pk[0][2:], 1, 4)
-            + record(3, 0, 1, lost=4) + record(3, 1, 1, lost=2))
+    data = (defs_record(run, **defs)
+            + packet(0, pk[0][:2], 0, 4, run) + packet(1, pk[1], 0, 0, run)
+            + packet(0, pk[0][2:], 1, 4, run)
+            + record(3, 0, run, lost=4) + record(3, 1, run, lost=2))
     return data, want
 
 
@@ -292,6 +306,48 @@ class TestStream(unittest.TestCase):
         for (cyc, host, *_), n in zip(got, ns):
             k, t, r = (KHZ, TSC, REAL) if host == "hostA" else (khz_b, tsc_b, REAL + 5)
             self.assertLessEqual(abs(n - (r + Fraction((cyc - t) * 10**6, k))), 2)
+
+    def test_defs_pieces_and_version_1(self):
+        """The definitions in 4 DEFS pieces, or as version 1 wrote them
+        (one record, no `end`; raw files saved earlier): the same trace."""
+        one, want = stream_events()
+        with Dir() as d:
+            convert(one, d)
+            ref, _ = babeltrace(d)
+        self.assertEqual(len(ref), len(want))
+        for defs in ({"pieces": 4}, {"pieces": 22}, {"version": 1}):
+            data, _ = stream_events(**defs)
+            with Dir() as d:
+                st = convert(data, d, chunk=5)
+                self.assertTrue(st.done)
+                self.assertEqual(st.events(), 5)
+                got, _ = babeltrace(d)
+                self.assertEqual(st.runs[0].defs.version, defs.get("version", 2))
+            self.assertEqual(got, ref, defs)
+
+    def test_defs_pieces_out_of_sync(self):
+        lines = defs_lines()
+        p0, p1, p2 = (defs_piece(1, k, lines[6 * k:6 * k + 6]) for k in range(3))
+        rest = defs_piece(1, 3, lines[18:])
+        end = record(3, 0, 1)
+        for data, why in ((p0 + p1 + end, "before the end of the DEFS of run 1"),
+                          (p0 + p2, "DEFS piece 2 of run 1 where piece 1 was due"),
+                          (p1 + p2, "DEFS piece 1 of run 1 without its first"),
+                          (p0 + p1 + p2 + end + rest, "before the end of the DEFS")):
+            with Dir() as d:
+                with self.assertRaisesRegex(streamer.TraceError, why):
+                    convert(data, d)
+
+    def test_defs_cut_by_a_new_run(self):
+        """A QTStart while run 1's pieces were going out: run 2's start
+        over at piece 0, and the trace is run 2's."""
+        data, _ = stream_events(run=2, pieces=3)
+        lines = defs_lines(run=1)
+        cut = defs_piece(1, 0, lines[:5]) + defs_piece(1, 1, lines[5:9])
+        with Dir() as d:
+            st = convert(cut + data, d)
+            self.assertEqual([r.run for r in st.runs], [2])
+            self.assertEqual(st.events(), 5)
 
     def test_split_record_bookkeeping(self):
         data, _ = stream_events()

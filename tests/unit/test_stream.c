@@ -31,7 +31,7 @@ static u8 scratch[GTP_SCRATCH_SIZE];
 /* One packet straight to the dispatcher (no framing): its reply. */
 static const char *ask(const char *pkt)
 {
-	static char in[256], reply[RSP_PKT_MAX + 1];
+	static char in[RSP_PKT_MAX], reply[RSP_PKT_MAX + 1];
 	struct rsp_conn *c = gtp_rsp(gc);
 
 	snprintf(in, sizeof(in), "%s", pkt);
@@ -76,12 +76,18 @@ static bool hit(u64 n)
 
 /* What a reader reassembled from the byte stream. */
 struct seen {
-	u8 buf[1 << 16];
+	u8 buf[1 << 17];		/* a 64 KiB DEFS piece and more */
 	size_t len;
 	unsigned int defs, packets, ends;
 	u64 frames, next_rdi, lost;
 	bool in_order;
-	char defs_text[4096];
+	/* the run's DEFS pieces so far, NUL padding dropped */
+	char defs_text[1 << 20];
+	size_t defs_len;
+	u32 defs_run;
+	u64 defs_seq;			/* the next piece's */
+	bool defs_open;			/* pieces came, "end" not yet */
+	u32 defs_max;			/* the longest piece's payload */
 };
 
 static int copy_out(void *ctx, size_t off, const void *src, size_t n)
@@ -103,15 +109,39 @@ static void parse(struct seen *s)
 		if (s->len - used < sizeof(h) + h.len)
 			break;
 		if (h.type == GTP_STREAM_DEFS) {
+			const char *text = (char *)s->buf + used + sizeof(h);
+			size_t n = strnlen(text, h.len);
+
 			s->defs++;
-			snprintf(s->defs_text, sizeof(s->defs_text), "%.*s",
-				 (int)h.len, (char *)s->buf + used + sizeof(h));
+			/* piece 0 starts a run's; the rest follow in order */
+			if (h.seq == 0) {
+				s->defs_len = 0;
+				s->defs_run = h.run;
+			} else {
+				assert_true(s->defs_open);
+				assert_int_equal(h.run, s->defs_run);
+				assert_int_equal(h.seq, s->defs_seq);
+			}
+			s->defs_seq = h.seq + 1;
+			/* whole lines, at most 64 KiB, then padding only */
+			assert_true(h.len <= 64 << 10);
+			assert_true(n > 0 && text[n - 1] == '\n');
+			assert_true(h.len - n < 8);
+			s->defs_max = max(s->defs_max, h.len);
+			assert_true(s->defs_len + n < sizeof(s->defs_text));
+			memcpy(s->defs_text + s->defs_len, text, n);
+			s->defs_len += n;
+			s->defs_text[s->defs_len] = '\0';
+			s->defs_open = !(n == 4 && !memcmp(text, "end\n", 4)) &&
+				       !(n > 4 && !memcmp(text + n - 5, "\nend\n", 5));
 		} else if (h.type == GTP_STREAM_PACKET) {
 			const u8 *p = s->buf + used + sizeof(h);
 			const struct ring_record *rec;
 			u32 off = 0;
 			u64 rdi;
 
+			/* a run's frames only once it is described */
+			assert_false(s->defs_open);
 			s->packets++;
 			while (off < h.len) {
 				rec = (const void *)(p + off);
@@ -127,6 +157,7 @@ static void parse(struct seen *s)
 			s->lost = h.lost;
 		} else {
 			assert_int_equal(h.type, GTP_STREAM_END);
+			assert_false(s->defs_open);
 			s->ends++;
 			s->lost = h.lost;
 		}
@@ -166,10 +197,10 @@ static void test_stream_keeps_up(void **state)
 			drain(st, &s, 4096);
 	}
 	assert_int_equal(s.defs, 1);
-	assert_non_null(strstr(s.defs_text, "gtp-stream 1\nrun "));
+	assert_non_null(strstr(s.defs_text, "gtp-stream 2\nrun "));
 	assert_non_null(strstr(s.defs_text, "\ncpus 1\n"));
 	assert_non_null(strstr(s.defs_text, "\ntp T1:" ADDR16 ":E:0:0\n"));
-	assert_non_null(strstr(s.defs_text, "\ntp A1:" ADDR16 ":R01\n"));
+	assert_non_null(strstr(s.defs_text, "\ntp A1:" ADDR16 ":R01\nend\n"));
 	/* complete sub-buffers only while running: the last partial waits */
 	assert_true(s.frames >= 995 && s.frames < 1000);
 	assert_int_equal(s.ends, 0);
@@ -363,6 +394,130 @@ static void test_stream_defs_match_upload(void **state)
 	gtp_stream_close(st);
 }
 
+#define MANY_TPS	300
+#define MEM_ACTIONS	100	/* "M-1,ffffffffc0001000,8" each */
+
+/*
+ * Tracepoints 2..MANY_TPS+1, each with MEM_ACTIONS memory ranges in one
+ * action packet: some 700 KiB of definitions, a dozen DEFS pieces.
+ */
+static void define_many(void)
+{
+	static char pkt[RSP_PKT_MAX];
+	u32 num, i;
+	int n;
+
+	for (num = 2; num < MANY_TPS + 2; num++) {
+		u64 addr = ADDR + 0x1000 + 0x10 * num;
+
+		snprintf(pkt, sizeof(pkt), "QTDP:%x:%llx:E:0:0", num,
+			 (unsigned long long)addr);
+		assert_string_equal(ask(pkt), "OK");
+		n = snprintf(pkt, sizeof(pkt), "QTDP:-%x:%llx:", num,
+			     (unsigned long long)addr);
+		for (i = 0; i < MEM_ACTIONS; i++)
+			n += snprintf(pkt + n, sizeof(pkt) - n,
+				      "M-1,%llx,8", ADDR + 8 * i);
+		assert_true(n < (int)sizeof(pkt));
+		assert_string_equal(ask(pkt), "OK");
+	}
+	/* sub-buffers that hold their frames */
+	assert_string_equal(ask("QTBuffer:size:40000"), "OK");
+}
+
+/*
+ * Definitions longer than a DEFS piece come in several, whole lines of at
+ * most 64 KiB each, numbered in order (parse() checks all that), and the
+ * run's frames only after the last one, which ends with "end".  Put
+ * together they hold every tracepoint, as qTfP hands them out.
+ */
+static void test_stream_defs_pieces(void **state)
+{
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	static char want[1 << 20], got[1 << 20];
+	struct gtp_stream *st;
+	u64 i;
+
+	define_many();
+	st = gtp_stream_open();
+	assert_non_null(st);
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 20; i++)
+		assert_true(hit(i));
+	assert_string_equal(ask("QTStop"), "OK");
+	drain(st, &s, 5000);
+	assert_true(s.defs >= 10);
+	assert_int_equal(s.defs_seq, s.defs);
+	assert_false(s.defs_open);
+	assert_true(s.defs_max > (60 << 10) && s.defs_max <= (64 << 10));
+	assert_true(s.defs_len > 10 * (64 << 10));
+	assert_int_equal(s.frames, 20);
+	assert_true(s.in_order);
+	assert_int_equal(s.ends, 1);
+
+	assert_memory_equal(s.defs_text, "gtp-stream 2\nrun ", 17);
+	assert_string_equal(s.defs_text + s.defs_len - 5, "\nend\n");
+	upload_lines("tp", "qTfP", "qTsP", want, sizeof(want));
+	lines_with(s.defs_text, "tp ", got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "\ntp T12d:"));	/* the last one */
+	gtp_stream_close(st);
+}
+
+/* A QTStart between two pieces: the new run's pieces start over from 0. */
+static void test_stream_defs_cut(void **state)
+{
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	struct gtp_stream *st;
+	u32 run;
+
+	define_many();
+	st = gtp_stream_open();
+	assert_non_null(st);
+	assert_string_equal(ask("QTStart"), "OK");
+	/* piece 0 and the start of piece 1 */
+	s.len = gtp_stream_read(st, copy_out, s.buf, (64 << 10) + 100);
+	assert_int_equal(s.len, (64 << 10) + 100);
+	parse(&s);
+	assert_int_equal(s.defs, 1);
+	assert_true(s.defs_open);
+	run = s.defs_run;
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(hit(1));
+	assert_string_equal(ask("QTStop"), "OK");
+	drain(st, &s, 4096);
+	assert_int_equal(s.defs_run, run + 1);
+	assert_false(s.defs_open);
+	assert_int_equal(s.frames, 1);
+	/* pieces 0 and 1 of the first run (1 was under way), all of this one */
+	assert_int_equal(s.defs, 2 + s.defs_seq);
+	assert_non_null(strstr(s.defs_text, "\ntp T12d:"));
+
+	/*
+	 * Again, and QTinit before piece 1: the frame store is gone, nothing
+	 * more of that run comes; the next run's pieces start over.
+	 */
+	assert_string_equal(ask("QTStart"), "OK");
+	s.defs = 0;
+	s.len = gtp_stream_read(st, copy_out, s.buf, 1000);
+	assert_int_equal(s.len, 1000);
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("QTinit"), "OK");
+	drain(st, &s, 4096);
+	assert_int_equal(s.defs, 1);
+	assert_true(s.defs_open);
+	assert_string_equal(ask("QTDP:7:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_string_equal(ask("QTStop"), "OK");
+	drain(st, &s, 4096);
+	assert_int_equal(s.defs, 2);
+	assert_false(s.defs_open);
+	assert_int_equal(s.defs_run, run + 3);
+	assert_non_null(strstr(s.defs_text, "\ntp T7:" ADDR16 ":E:0:0\nend\n"));
+	assert_int_equal(s.ends, 2);
+	gtp_stream_close(st);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -372,6 +527,8 @@ int main(void)
 		T(test_stream_full_drops),
 		T(test_stream_new_run),
 		T(test_stream_defs_match_upload),
+		T(test_stream_defs_pieces),
+		T(test_stream_defs_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
