@@ -362,3 +362,81 @@ def test_stream_copy_outside_gtp_lock():
     assert answered, "qTStatus waited for the stream reader's page fault"
     expect(got["status"][0], r"T1;")
     assert got["n"] > 0, got
+
+
+def _defs_pieces(raw):
+    """The DEFS records of the first run in a raw record stream (--save-raw):
+    [(seq, payload length, text)], in stream order."""
+    import struct
+    rec = struct.Struct("<IHHIIQQQQ")      # struct gtp_stream_rec
+    out, o, first = [], 0, None
+    while o + rec.size <= len(raw):
+        magic, typ, _, ln, run, _, _, seq, _ = rec.unpack_from(raw, o)
+        assert magic == 0x53505447 and o + rec.size + ln <= len(raw), (o, magic, ln)
+        first = run if first is None else first
+        if typ == 1 and run == first:
+            text = raw[o + rec.size:o + rec.size + ln].rstrip(b"\0").decode()
+            out.append((seq, ln, text))
+        o += rec.size + ln
+    assert o == len(raw), (o, len(raw))
+    return out
+
+
+@leaves_target_clean
+def test_stream_defs_over_4mib():
+    """Definitions larger than the 4 MiB one DEFS record used to hold: 300
+    disabled tracepoints on gtp_test_function, each with 700 memory ranges
+    in one action packet (15 KiB, near the packet limit), beside one that
+    collects.  They stream as DEFS pieces of at most 64 KiB, numbered in
+    order, the last ending with `end`; together they hold every
+    tracepoint as it was sent, and the hits follow.
+
+    Python: the definitions go in as raw packets (gdb would take minutes
+    to send 4 MiB of actions in this guest), and the checks are on the
+    raw record stream that gtp-ctl saved."""
+    from gtplib import ksym
+    from rspconn import Conn
+    reset_target()
+    d = _dir("defs4m")
+    raw = os.path.join(OUT, "defs4m.raw")
+    addr = ksym("gtp_test_function")
+    mem = "".join("M-1,%x,8" % (addr + 8 * (i % 16)) for i in range(700))
+    want = {1: "R1ffffff"}
+    c = Conn()
+    try:
+        for p in ("QTDisconnected:1", "QTDP:1:%x:E:0:0" % addr, "QTDP:-1:%x:R1ffffff" % addr):
+            assert c.send(p)[0] == "OK", p
+        for n in range(2, 302):
+            for p in ("QTDP:%x:%x:D:0:0" % (n, addr), "QTDP:-%x:%x:%s" % (n, addr, mem)):
+                r = c.send(p)
+                assert r[0] == "OK", (p[:60], r)
+            want[n] = mem
+        p = _streamer(d, "--until-stop", "--save-raw", raw)
+        assert c.send("QTStart") == ("OK", []), "QTStart"
+        with open("/proc/gtp_test", "w") as f:
+            f.write("500\n")
+        assert c.send("QTStop")[0] == "OK"
+        events, lost, so = _finish(p)
+    finally:
+        c.close()
+    assert (events, lost) == (500, 0), so
+    bt, discarded = _babeltrace(d)
+    assert len(bt.splitlines()) == 500 and discarded == 0, bt[-2000:]
+
+    pieces = _defs_pieces(open(raw, "rb").read())
+    assert [s for s, _, _ in pieces] == list(range(len(pieces))), [s for s, _, _ in pieces]
+    total = sum(ln for _, ln, _ in pieces)
+    assert total > 4 << 20 and len(pieces) > 64, (total, len(pieces))
+    assert all(ln <= 64 << 10 and text.endswith("\n") for _, ln, text in pieces)
+    text = "".join(t for _, _, t in pieces)
+    assert text.startswith("gtp-stream 2\n") and text.endswith("\nend\n"), text[:200]
+    got = {}
+    for line in text.splitlines():
+        m = re.match(r"tp A([0-9a-f]+):([0-9a-f]+):(.*)$", line)
+        if m:
+            assert int(m.group(2), 16) == addr, line[:60]
+            got[int(m.group(1), 16)] = got.get(int(m.group(1), 16), "") + m.group(3)
+    assert got == want, sorted(set(got) ^ set(want))
+    for n in want:
+        assert "\ntp T%x:%x:%s:0:0\n" % (n, addr, "E" if n == 1 else "D") in text, n
+    print("# DEFS: %d bytes in %d pieces" % (total, len(pieces)))
