@@ -30,5 +30,7 @@ checkout; installed (gdb-scripts/pyproject.toml, package gtptrace-tools)
   stream_defs.py what /proc/gtp_stream says: records, DEFS, opening it
   stream_ctf.py  a run's frames as a CTF trace (events, lost frames)
   streamer.py    the record stream -> one CTF trace per run
-  cmd_stream.py  the stream subcommand: poll the proc file, progress
+  copier.py      the stream's hot path: records moved to a spool, not decoded
+  converter.py   the spool -> CTF behind the copier; progress, summary
+  cmd_stream.py  the stream subcommand: the reading and converting processes
 """

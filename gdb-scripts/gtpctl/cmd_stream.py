@@ -4,17 +4,23 @@ while it runs.
 
     gtp-ctl stream --ctf DIR [--until-stop | --duration S]
 
-reads /proc/gtp_stream (stream_defs.py) and writes a CTF 1.8 trace
-(stream_ctf.py, ctf.py) for babeltrace2 (and other CTF readers); the
-first run goes into DIR, later ones into DIR/run-N (streamer.py).  The
-proc file never blocks and never wakes anyone from the probe path, so we
-poll it: read until EAGAIN, sleep --interval, again.
+Two processes.  This one reads /proc/gtp_stream (stream_defs.py) and only
+copies what it reads to a spool file, DIR/.gtp-stream.spool (copier.py:
+per event, its share of a read and a write); a child at a lower priority
+converts the spool into a CTF 1.8 trace for babeltrace2 (converter.py,
+streamer.py, stream_ctf.py, ctf.py) as it grows, and may fall behind a
+burst without losing anything.  The first run goes into DIR, later ones
+into DIR/run-N.  The proc file never blocks and never wakes anyone from
+the probe path, so we poll it: read while it gives records, sleep
+--interval when it has none.
 
 --until-stop ends when the first run has stopped and every CPU's END
 record arrived; --duration S just stops reading after S seconds, at a
 record boundary (what was not read stays in the target, gdb can still
 see it).  Ctrl-C or SIGTERM stop the same way, so the trace on disk is
-always whole; a second Ctrl-C stops at once.
+always whole; a second Ctrl-C stops at once.  The converter then finishes
+the spool, prints the summary and the spool is removed (kept if the
+conversion failed, and with --save-raw FILE, which is then the spool).
 
 --from-file replays a raw record stream saved with --save-raw (the proc
 file cannot be copied with cat: its reads never wait).
@@ -23,91 +29,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import signal
 import sys
 import time
 
+from .converter import READ, Progress, follow, summary
+from .copier import Copier
 from .stream_ctf import Host
 from .stream_defs import DEFAULT_STREAM, open_stream
 from .streamer import Streamer, prepare_dir
 from .trace import TraceError
 
-
-class _Progress:
-    """The \\r progress line on a terminal, about twice a second."""
-
-    def __init__(self, enabled):
-        self.enabled = enabled
-        self.start = time.monotonic()
-        self.next = self.start
-        self.width = 0
-
-    def update(self, st):
-        now = time.monotonic()
-        if not self.enabled or now < self.next:
-            return
-        self.next = now + 0.5
-        if st.runs:
-            line = "%d events, %s, %d lost, %.1f s" % (
-                st.events(), _size(st.bytes_written()), sum(st.lost_per_cpu().values()),
-                now - self.start)
-        else:
-            line = "waiting for a run to start, %.1f s" % (now - self.start)
-        sys.stderr.write("\r" + line.ljust(self.width))
-        sys.stderr.flush()
-        self.width = len(line)
-
-    def clear(self):
-        if self.enabled and self.width:
-            sys.stderr.write("\r" + " " * self.width + "\r")
-            sys.stderr.flush()
-
-
-def _size(n):
-    for unit in ("bytes", "KiB", "MiB"):
-        if n < 1024 or unit == "MiB":
-            return "%d %s" % (n, unit) if unit == "bytes" else "%.1f %s" % (n, unit)
-        n /= 1024.0
-
-
-def _read(st, fd, raw, count):
-    """One read into the streamer: False at the end of the data, None if
-    nothing is there now."""
-    try:
-        data = os.read(fd, count)
-    except BlockingIOError:
-        return None
-    except OSError as e:
-        raise TraceError("reading %s: %s" % (st.origin, e.strerror))
-    if not data:
-        return False
-    if raw is not None:
-        raw.write(data)
-    st.feed(data)
-    return True
-
-
-def _pump(st, fd, raw, over, interval, live, progress):
-    """Read and convert until the streamer is done, over() says so (the
-    duration passed, or Ctrl-C) or (a file) the data ends."""
-    while not st.done:
-        got = False
-        while not st.done and not over():
-            r = _read(st, fd, raw, 1 << 20)
-            if r is False and not live:
-                return
-            if not r:
-                break
-            got = True
-            progress.update(st)
-        if got:
-            st.flush()
-        progress.update(st)
-        if over():
-            _finish_record(st, fd, raw)
-            return
-        if live and not st.done:
-            time.sleep(interval)
+SPOOL = ".gtp-stream.spool"        # a dot file: CTF readers skip it
 
 
 class _Stop:
@@ -133,16 +67,53 @@ class _Stop:
         self.requested = True
 
 
-def _finish_record(st, fd, raw):
+def _finish_record(cp, fd, out):
     """Read exactly the rest of a record split by the last read: the
     target has it ready, and what we do not take now is lost to both."""
     give_up = time.monotonic() + 2.0
-    while st.missing() and time.monotonic() < give_up:
-        r = _read(st, fd, raw, st.missing())
-        if r is False:
-            return
-        if r is None:
+    while cp.missing() and time.monotonic() < give_up:
+        try:
+            data = os.read(fd, cp.missing())
+        except BlockingIOError:
             time.sleep(0.001)
+            continue
+        except OSError as e:
+            raise TraceError("reading %s: %s" % (cp.origin, e.strerror))
+        if not data:
+            return
+        _write(out, cp.take(memoryview(data)))
+
+
+def _write(out, pieces):
+    for piece in pieces:
+        piece = memoryview(piece)
+        while piece:
+            piece = piece[os.write(out, piece):]
+
+
+def _copy(cp, fd, out, over, interval, converting):
+    """The hot loop: read the proc file and append what it gives to the
+    spool, until the copier is done, over() says so (the duration passed,
+    or a signal) or the converter died.  Reads again at once after a read
+    that gave something (a burst is being drained), else sleeps."""
+    buf = bytearray(READ)               # read into, again and again: no allocation
+    view = memoryview(buf)
+    while not cp.done:
+        if over():
+            _finish_record(cp, fd, out)
+            return
+        try:
+            n = os.readv(fd, (buf,))
+        except BlockingIOError:
+            n = 0
+        except OSError as e:
+            raise TraceError("reading %s: %s" % (cp.origin, e.strerror))
+        if n:
+            _write(out, cp.take(view[:n]))
+            continue
+        if not converting():
+            return
+        time.sleep(interval)
 
 
 def run_stream(args: argparse.Namespace) -> None:
@@ -150,78 +121,152 @@ def run_stream(args: argparse.Namespace) -> None:
         raise TraceError("--duration must be more than 0 seconds")
     if args.interval <= 0:
         raise TraceError("--interval must be more than 0 ms")
-    live = args.from_file is None
-    fd, origin = _open_source(args)
-    raw = st = None
+    if args.from_file is not None:
+        _replay(args)
+        return
+    fd = open_stream(args.target_stream)
+    status = 1
+    spool = args.save_raw or os.path.join(args.ctf, SPOOL)
     created = False
     try:
         created = prepare_dir(args.ctf, args.force)
-        if args.save_raw:
-            try:
-                raw = open(args.save_raw, "wb")
-            except OSError as e:
-                raise TraceError("cannot write %s: %s" % (args.save_raw, e.strerror))
-        host = Host(args.hostname or os.uname().nodename, live)
-        st = Streamer(args.ctf, origin, args.duration is None, host)
-        interrupted = _run(st, fd, raw, args, live)
+        try:
+            out = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        except OSError as e:
+            raise TraceError("cannot write %s: %s" % (spool, e.strerror))
+        host = Host(args.hostname or os.uname().nodename, True)
+        status = _stream(args, fd, out, spool, host)
     finally:
         os.close(fd)
-        if raw is not None:
-            raw.close()
-        if created and (st is None or not st.runs):
+        if not args.save_raw and status == 0:
+            _unlink(spool)
+        if created:
             try:
                 os.rmdir(args.ctf)      # no run came: leave nothing behind
             except OSError:
                 pass
-    _summary(st, args.ctf, interrupted)
+    if status:
+        raise SystemExit(status)
 
 
-def _open_source(args):
-    """(descriptor, name) of the proc file, or of --from-file."""
-    if args.from_file is None:
-        return open_stream(args.target_stream), args.target_stream
-    try:
-        return os.open(args.from_file, os.O_RDONLY), args.from_file
-    except OSError as e:
-        raise TraceError("cannot read %s: %s" % (args.from_file, e.strerror))
-
-
-def _run(st, fd, raw, args, live):
-    """The streaming loop with its progress line; True if a signal ended it."""
-    progress = _Progress(sys.stderr.isatty() and not args.quiet)
+def _stream(args, fd, out, spool, host):
+    """Copy in this process, convert in a child; the child's exit status."""
+    rfd, wfd = os.pipe()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(fd)
+        os.close(out)
+        os.close(wfd)
+        _converter(args, spool, rfd, host)      # never returns
+    os.close(rfd)
+    cp = Copier(args.target_stream, args.duration is None)
     deadline = None if args.duration is None else time.monotonic() + args.duration
-    with _Stop() as stop:
-        def over():
-            return stop.requested or (deadline is not None and time.monotonic() >= deadline)
+    state = {"status": None}
+
+    def converting():
+        if state["status"] is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                state["status"] = os.waitstatus_to_exitcode(st)
+        return state["status"] is None
+
+    try:
+        with _Stop() as stop:
+            def over():
+                return stop.requested or (deadline is not None and
+                                           time.monotonic() >= deadline)
+            try:
+                _copy(cp, fd, out, over, args.interval / 1000.0, converting)
+            except KeyboardInterrupt:
+                raise TraceError("interrupted twice: %s may end in a partial packet" % args.ctf)
+            except OSError as e:
+                raise TraceError("cannot write %s: %s" % (e.filename or spool, e.strerror or e))
+            finally:
+                os.close(out)
+                if stop.requested:
+                    os.write(wfd, b"i")         # the summary says "interrupted"
+                os.close(wfd)
+                if state["status"] is None:
+                    state["status"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    finally:
+        if state["status"] is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    if state["status"] and not args.save_raw:
+        print("gtp-ctl stream: the records read are kept in %s (gtp-ctl stream "
+              "--from-file)" % spool, file=sys.stderr)
+    return state["status"]
+
+
+def _converter(args, spool, done_fd, host):
+    """The child: the spool to CTF, the progress line and the summary."""
+    stop = _Stop()
+    stop.__enter__()                    # Ctrl-C reaches the whole group: the copier decides
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+    code = 0
+    try:
+        st = Streamer(args.ctf, args.target_stream, args.duration is None, host)
+        progress = Progress(sys.stderr.isatty() and not args.quiet)
         try:
-            _pump(st, fd, raw, over, args.interval / 1000.0, live, progress)
-        except KeyboardInterrupt:
-            raise TraceError("interrupted twice: %s may end in a partial packet" % args.ctf)
-        except OSError as e:            # the trace's files: disk full, ...
-            raise TraceError("cannot write %s: %s" % (e.filename or args.ctf, e.strerror or e))
+            follow(st, spool, done_fd, args.interval / 1000.0, progress.update)
         finally:
             st.close()
             progress.clear()
-    return stop.requested
+        interrupted = select.select([done_fd], [], [], 0)[0] and os.read(done_fd, 1) == b"i"
+        summary(st, args.ctf, bool(interrupted))
+    except KeyboardInterrupt:
+        code = 1
+    except (TraceError, OSError) as e:
+        if isinstance(e, OSError):
+            e = "cannot write %s: %s" % (e.filename or args.ctf, e.strerror or e)
+        print("gtp-ctl stream: %s" % e, file=sys.stderr)
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
-def _summary(st, out_dir, interrupted):
-    if st.rest and not st.done:
-        print("gtp-ctl stream: the stream ended inside a record (%d bytes of it "
-              "dropped)" % len(st.rest), file=sys.stderr)
-    lost = st.lost_per_cpu()
-    cpus = st.cpus() | {c for c, n in lost.items() if n}
-    print("streamed %d events (%d bytes) from %d CPU(s) to %s; %d lost%s"
-          % (st.events(), st.bytes_written(), len(cpus), out_dir, sum(lost.values()),
-             " (interrupted)" if interrupted else ""))
-    if any(lost.values()):
-        print("lost per CPU: " + ", ".join("cpu%d %d" % (c, lost.get(c, 0)) for c in sorted(cpus)))
-    if len(st.runs) > 1:
-        print("runs: %s" % ", ".join("%d in %s" % (r.run, r.path) for r in st.runs))
-    for note in st.notes:
-        print(note)
-    if not st.runs:
-        print("no run started (gtp-ctl start, or tstart in gdb): nothing written")
+def _replay(args):
+    """--from-file: a saved record stream, converted in this process."""
+    try:
+        fd = os.open(args.from_file, os.O_RDONLY)
+    except OSError as e:
+        raise TraceError("cannot read %s: %s" % (args.from_file, e.strerror))
+    created = False
+    st = None
+    try:
+        created = prepare_dir(args.ctf, args.force)
+        st = Streamer(args.ctf, args.from_file, args.duration is None,
+                      Host(args.hostname or os.uname().nodename, False))
+        try:
+            while not st.done:
+                data = os.read(fd, READ)
+                if not data:
+                    break
+                st.feed(data)
+        except OSError as e:
+            raise TraceError("cannot write %s: %s" % (e.filename or args.ctf, e.strerror or e))
+        finally:
+            st.close()
+    finally:
+        os.close(fd)
+        if created and (st is None or not st.runs):
+            try:
+                os.rmdir(args.ctf)
+            except OSError:
+                pass
+    summary(st, args.ctf, False)
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Host unit tests of gtp-ctl's CTF writer (gtpctl/ctf.py) and of the
-frame -> event conversion of `gtp-ctl stream` (gtpctl/stream_ctf.py).
+"""Host unit tests of gtp-ctl's CTF writer (gtpctl/ctf.py), of the
+frame -> event conversion of `gtp-ctl stream` (gtpctl/stream_ctf.py) and
+of its copy path (gtpctl/copier.py: what the reading process writes to
+the spool, record headers only).
 
 Traces are built from constructed events and from a constructed
 /proc/gtp_stream record stream (DEFS, PACKETs of ring records holding gdb
@@ -23,7 +25,7 @@ from fractions import Fraction
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
-from gtpctl import ctf, stream_ctf, streamer  # noqa: E402
+from gtpctl import copier, ctf, stream_ctf, streamer  # noqa: E402
 
 BABELTRACE = shutil.which("babeltrace2")
 LINE = re.compile(r"^\[(\d+)\] (\S+) (\S+): \{ cpu_id = (\d+) \}, \{ ?(.*?) ?\}$")
@@ -360,6 +362,118 @@ class TestStream(unittest.TestCase):
             st.feed(data[48:48 + n])
             self.assertEqual(st.missing(), 0)
             st.close()
+
+
+def copied(data, until_stop=True, chunk=7):
+    """What the copy path writes of data read in chunk-byte reads, and the
+    Copier; writes never end inside a record header."""
+    cp = copier.Copier("test", until_stop)
+    out = b""
+    for i in range(0, len(data), chunk):
+        out += b"".join(bytes(p) for p in cp.take(memoryview(data[i:i + chunk])))
+        o = 0
+        while o + 48 <= len(out):                   # every header written is whole
+            o += 48 + struct.unpack_from("<I", out, o + 8)[0]
+        assert o >= len(out), (i, len(out), o)
+        if cp.done:
+            break
+    return out, cp
+
+
+class TestCopier(unittest.TestCase):
+    def test_copies_to_the_first_run_end(self):
+        """--until-stop: every byte of run 1 through, split anywhere, and
+        nothing of run 2 (which follows in the same reads)."""
+        one, _ = stream_events(run=1, pieces=3)
+        two, _ = stream_events(run=2)
+        for chunk in (1, 7, 48, 49, 4096, len(one) + 100):
+            out, cp = copied(one + two, chunk=chunk)
+            self.assertEqual(out, one, chunk)
+            self.assertTrue(cp.done, chunk)
+            self.assertEqual((cp.cpus, cp.ended), (2, {0, 1}))
+
+    def test_copy_converts_as_the_live_stream(self):
+        """The spool converts to the trace the reads themselves give."""
+        data, want = stream_events(pieces=2)
+        out, _ = copied(data, chunk=13)
+        with Dir() as d:
+            st = convert(out, d, chunk=1 << 20)
+            self.assertEqual((st.events(), st.lost_per_cpu()), (5, {0: 4, 1: 2}))
+
+    def test_without_until_stop_keeps_every_run(self):
+        one, _ = stream_events(run=1)
+        two, _ = stream_events(run=2)
+        out, cp = copied(one + two, until_stop=False, chunk=100)
+        self.assertEqual(out, one + two)
+        self.assertFalse(cp.done)
+        self.assertEqual(cp.missing(), 0)
+
+    def test_missing_and_held_header(self):
+        data, _ = stream_events()
+        cp = copier.Copier("test", True)
+        self.assertEqual(cp.take(memoryview(data[:30])), [])    # a header begun: held
+        self.assertEqual(cp.missing(), 18)
+        got = b"".join(bytes(p) for p in cp.take(memoryview(data[30:50])))
+        self.assertEqual(got, data[:50])
+        self.assertEqual(cp.missing(), struct.unpack_from("<I", data, 8)[0] - 2)
+
+    def test_out_of_sync(self):
+        data, _ = stream_events()
+        cp = copier.Copier("test", True)
+        with self.assertRaisesRegex(Exception, "no record at stream byte 0"):
+            cp.take(memoryview(b"\0" * 64 + data))
+
+
+GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
+
+
+def live_stream(d, data, *extra):
+    """gtp-ctl stream reading a FIFO (a stand-in for /proc/gtp_stream that
+    never ends by itself) that a writer fills with data in small writes:
+    (exit status, stdout, stderr)."""
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([sys.executable, GTP_CTL, "stream", "--target-stream", fifo,
+                          "--ctf", os.path.join(d, "ctf"), "--interval", "1"] + list(extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(fifo, "wb") as w:
+        for i in range(0, len(data), 333):
+            w.write(data[i:i + 333])
+            w.flush()
+    so, se = p.communicate(timeout=60)
+    return p.returncode, so.decode(), se.decode()
+
+
+class TestLiveCopy(unittest.TestCase):
+    def test_two_processes_one_trace(self):
+        """The reading process copies, its child converts: the summary and
+        the trace are the conversion's, the spool is gone."""
+        data, want = stream_events(pieces=2)
+        with Dir() as d:
+            rc, so, se = live_stream(d, data, "--until-stop")
+            self.assertEqual(rc, 0, se)
+            self.assertRegex(so, r"^streamed 5 events \(\d+ bytes\) from 2 CPU\(s\) to .*; 6 lost")
+            self.assertEqual(sorted(os.listdir(os.path.join(d, "ctf"))),
+                             ["metadata", "stream_0", "stream_1"])
+            if BABELTRACE:
+                got, _ = babeltrace(os.path.join(d, "ctf"))
+                self.assertEqual([(g[0], g[3], g[2]) for g in got], [w[:3] for w in want])
+
+    def test_failed_conversion_keeps_the_spool(self):
+        """A stream the converter cannot read: the error, exit 1, and the
+        records read are kept for --from-file."""
+        data, _ = stream_events()
+        # a ring record of 8 bytes that says its frame holds 100
+        ring = struct.pack("<QII", TSC, 8, 1) + struct.pack("<hI", 1, 100) + b"\0" * 2
+        bad = data[:data.index(b"GTPS", 8)] + record(2, 0, 1, ring)
+        with Dir() as d:
+            rc, so, se = live_stream(d, bad + data[data.index(b"GTPS", 8):], "--until-stop")
+            self.assertEqual(rc, 1, (so, se))
+            self.assertIn("the stream is corrupt", se)
+            spool = os.path.join(d, "ctf", ".gtp-stream.spool")
+            self.assertIn("kept in %s" % spool, se)
+            with open(spool, "rb") as f:
+                self.assertEqual(f.read(len(bad)), bad)
 
 
 if __name__ == "__main__":
