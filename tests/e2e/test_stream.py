@@ -14,6 +14,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -156,6 +157,78 @@ tstop
     ks = [(v + 3) // 5 for v in vals]
     assert all(5 * k - 3 == v for k, v in zip(ks, vals))
     assert ks == sorted(ks) and len(set(ks)) == len(ks)
+
+
+def _converter_pid(pid):
+    """gtp-ctl stream's converter: the reading process's one child."""
+    for _ in range(600):
+        try:
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        if kids:
+            return int(kids[0])
+        time.sleep(0.1)
+    raise AssertionError("gtp-ctl stream started no converter")
+
+
+def _settled(path):
+    """Until the file at path has stopped growing for a second."""
+    last = -1
+    for _ in range(120):
+        size = os.path.getsize(path)
+        if size == last:
+            return
+        last = size
+        time.sleep(1)
+    raise AssertionError("%s still grows" % path)
+
+
+@leaves_target_clean
+def test_stream_converter_behind_costs_nothing():
+    """Four bursts of 40 000 Fig. 11 calls a second apart (28 MB of frames)
+    through a 16 MiB buffer, with the CTF conversion stopped (SIGSTOP)
+    for the whole run: the reading process only copies, so it drains each
+    burst before the next and nothing is lost; the conversion catches up
+    afterwards.  Had the reader converted as it read, it would have taken
+    nothing and more than 40% of the calls would be lost."""
+    reset_target()
+    d = _dir("behind")
+    p = _streamer(d, "--until-stop")
+    conv = _converter_pid(p.pid)
+    os.kill(conv, signal.SIGSTOP)
+    try:
+        out = session("set trace-buffer-size 16777216\n" + """trace gtp_test_function
+actions
+collect (2*counter1+3*counter2)
+end
+tstart
+shell for i in 1 2 3 4; do echo 40000 > /proc/gtp_test; sleep 1; done
+tstop
+tstatus
+""")
+        # the copier took every frame (and is done once the spool stops
+        # growing): none is left for gdb
+        _settled(os.path.join(d, ".gtp-stream.spool"))
+        rc, so, se = ctl("status")
+        assert rc == 0, se
+        expect(so, r"^frames: 0 in the buffer, 160000 created")
+        assert not os.path.exists(os.path.join(d, "metadata")), os.listdir(d)
+    finally:
+        os.kill(conv, signal.SIGCONT)
+    events, lost, so = _finish(p)
+    assert (events, lost) == (160000, 0), (so, out)
+    assert not os.path.exists(os.path.join(d, ".gtp-stream.spool")), os.listdir(d)
+    bt, discarded = _babeltrace(d)
+    # counter1 and counter2 are gtp_test_function's arguments: the
+    # expression collects the registers that hold them
+    c1 = [int(v, 16) for v in re.findall(r"\brdi = (0x[0-9A-F]+)", bt)]
+    c2 = [int(v, 16) for v in re.findall(r"\brsi = (0x[0-9A-F]+)", bt)]
+    assert discarded == 0 and len(c1) == len(c2) == 160000, (len(c1), discarded, bt[:600])
+    # call k passes counter1 = k, counter2 = k - 1, for k = 1..40000 in each burst
+    assert c1 == list(range(1, 40001)) * 4, c1[:3]
+    assert all(b == a - 1 for a, b in zip(c1, c2))
 
 
 @leaves_target_clean
