@@ -28,7 +28,8 @@ import sys
 
 import peers
 import worst
-from guestlib import REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, reload_gtp, settle, write
+from guestlib import (REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, opened,
+                      reload_gtp, settle, write)
 from table import failed, render, row
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
@@ -100,6 +101,11 @@ def streamed_row(where):
     p = subprocess.Popen([ctl, "stream", "--ctf", "/tmp/gtp-bench-ctf", "--force",
                           "--until-stop", "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # a consumer streams the run going on when it opens, or the next one:
+    # it must have opened before this run ends
+    if not opened(p.pid, "/proc/gtp_stream"):
+        p.kill()
+        return failed(key, label, "gtp-ctl stream did not open /proc/gtp_stream")
     r = gdb_row(key, label, where, COND_TRUE, EXPR, "entry_true_jit")
     out = p.communicate(timeout=600)[0].decode()
     if p.returncode:

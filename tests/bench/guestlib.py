@@ -115,3 +115,20 @@ def gdb_error(text):
             return line.strip()[:90]
     lines = [l for l in text.splitlines() if l.strip()]
     return (lines[-1].strip()[:90]) if lines else "gdb printed nothing"
+
+
+def opened(pid, path, tries=600):
+    """Whether process pid has path open within tries x 0.1 s."""
+    for _ in range(tries):
+        try:
+            fds = os.listdir("/proc/%d/fd" % pid)
+        except OSError:
+            return False
+        for fd in fds:
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == path:
+                    return True
+            except OSError:
+                pass
+        time.sleep(0.1)
+    return False
