@@ -138,8 +138,6 @@ def run_stream(args: argparse.Namespace) -> None:
         status = _stream(args, fd, out, spool, host)
     finally:
         os.close(fd)
-        if not args.save_raw and status == 0:
-            _unlink(spool)
         if created:
             try:
                 os.rmdir(args.ctf)      # no run came: leave nothing behind
@@ -150,7 +148,8 @@ def run_stream(args: argparse.Namespace) -> None:
 
 
 def _stream(args, fd, out, spool, host):
-    """Copy in this process, convert in a child; the child's exit status."""
+    """Copy in this process, convert in a child; the child's exit status.
+    The spool goes once the child converted it."""
     rfd, wfd = os.pipe()
     sys.stdout.flush()
     pid = os.fork()
@@ -192,7 +191,10 @@ def _stream(args, fd, out, spool, host):
     finally:
         if state["status"] is None:
             os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            state["status"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        # converted (even if reading failed later): the spool has served
+        if state["status"] == 0 and not args.save_raw:
+            _unlink(spool)
     if state["status"] and not args.save_raw:
         print("gtp-ctl stream: the records read are kept in %s (gtp-ctl stream "
               "--from-file)" % spool, file=sys.stderr)
