@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import re
 
-from .stream_defs import DEFS, END, MAGIC, REC
-from .trace import TraceError
+from .stream_defs import DEFS, END, REC, check_record
 
-MAX_RECORD = 1 << 30                    # a longer record means we lost sync
 _CPUS = re.compile(rb"(?:^|\n)cpus (\d+)\n")
 
 
@@ -77,10 +75,7 @@ class Copier:
             held = self.head
             hdr = held + data[o:o + need] if held else data[o:o + need]
             magic, typ, cpu, ln, run = REC.unpack_from(hdr)[:5]
-            if magic != MAGIC or ln % 8 or ln > MAX_RECORD:
-                raise TraceError("%s: no record at stream byte %d (magic 0x%x, length %d): "
-                                 "not a gtp record stream, or out of sync"
-                                 % (self.origin, self.pos + o - len(held), magic, ln))
+            check_record(self.origin, self.pos + o - len(held), magic, ln)
             self.head = b""
             if self.until_stop and self._stops_before(run):
                 self.done = True

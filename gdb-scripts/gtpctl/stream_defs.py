@@ -36,6 +36,17 @@ FRAME_HEAD = struct.Struct("<hI")       # tracepoint number, size of the blocks
 REGSIZE = 164                           # gdb's amd64 'g' block
 
 
+MAX_RECORD = 1 << 30                    # a longer record means we lost sync
+
+
+def check_record(origin: str, pos: int, magic: int, length: int) -> None:
+    """A record header at stream byte pos: TraceError unless it is one."""
+    if magic != MAGIC or length % 8 or length > MAX_RECORD:
+        raise TraceError("%s: no record at stream byte %d (magic 0x%x, length %d): "
+                         "not a gtp record stream, or out of sync"
+                         % (origin, pos, magic, length))
+
+
 def open_stream(path: str) -> int:
     """A non-blocking descriptor of the proc file, or TraceError saying
     why not."""

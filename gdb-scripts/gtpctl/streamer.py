@@ -23,14 +23,11 @@ from typing import TYPE_CHECKING
 
 from . import ctf
 from .stream_ctf import RunTrace
-from .stream_defs import DEFS, END, MAGIC, PACKET, REC, Defs, DefsPieces
+from .stream_defs import DEFS, END, PACKET, REC, Defs, DefsPieces, check_record
 from .trace import TraceError
 
 if TYPE_CHECKING:
     from .stream_ctf import Host
-
-MAX_RECORD = 1 << 30                    # a longer record means we lost sync
-
 
 class Streamer:
     """The record stream -> one RunTrace per run, and the counts the
@@ -55,10 +52,7 @@ class Streamer:
         o, n = 0, len(buf)
         while n - o >= REC.size and not self.done:
             magic, typ, cpu, ln, run, tsb, tse, seq, lost = REC.unpack_from(buf, o)
-            if magic != MAGIC or ln % 8 or ln > MAX_RECORD:
-                raise TraceError("%s: no record at stream byte %d (magic 0x%x, length %d): "
-                                 "not a gtp record stream, or out of sync"
-                                 % (self.origin, self.pos + o, magic, ln))
+            check_record(self.origin, self.pos + o, magic, ln)
             if n - o - REC.size < ln:
                 break
             p = o + REC.size
