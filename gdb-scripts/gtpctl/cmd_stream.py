@@ -29,16 +29,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
 import signal
 import sys
 import time
 
-from .converter import READ, Progress, follow, summary
+from .converter import READ, convert, summary, writer_done
 from .copier import Copier
 from .stream_ctf import Host
 from .stream_defs import DEFAULT_STREAM, open_stream
-from .streamer import Streamer, prepare_dir
+from .streamer import prepare_dir
 from .trace import TraceError
 
 SPOOL = ".gtp-stream.spool"        # a dot file: CTF readers skip it
@@ -121,21 +120,13 @@ def run_stream(args: argparse.Namespace) -> None:
         raise TraceError("--duration must be more than 0 seconds")
     if args.interval <= 0:
         raise TraceError("--interval must be more than 0 ms")
-    if args.from_file is not None:
-        _replay(args)
-        return
-    fd = open_stream(args.target_stream)
+    live = args.from_file is None
+    fd = open_stream(args.target_stream) if live else _open_saved(args.from_file)
     status = 1
-    spool = args.save_raw or os.path.join(args.ctf, SPOOL)
     created = False
     try:
         created = prepare_dir(args.ctf, args.force)
-        try:
-            out = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        except OSError as e:
-            raise TraceError("cannot write %s: %s" % (spool, e.strerror))
-        host = Host(args.hostname or os.uname().nodename, True)
-        status = _stream(args, fd, out, spool, host)
+        status = _live(args, fd) if live else _replay(args, fd)
     finally:
         os.close(fd)
         if created:
@@ -145,6 +136,31 @@ def run_stream(args: argparse.Namespace) -> None:
                 pass
     if status:
         raise SystemExit(status)
+
+
+def _open_saved(path):
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError as e:
+        raise TraceError("cannot read %s: %s" % (path, e.strerror))
+
+
+def _replay(args, fd):
+    """--from-file: a saved record stream, converted in this process."""
+    st = convert(args, fd, args.from_file, None,
+                 Host(args.hostname or os.uname().nodename, False))
+    summary(st, args.ctf, False)
+    return 0
+
+
+def _live(args, fd):
+    """The proc file: the spool, then the two processes."""
+    spool = args.save_raw or os.path.join(args.ctf, SPOOL)
+    try:
+        out = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise TraceError("cannot write %s: %s" % (spool, e.strerror))
+    return _stream(args, fd, out, spool, Host(args.hostname or os.uname().nodename, True))
 
 
 def _stream(args, fd, out, spool, host):
@@ -211,57 +227,18 @@ def _converter(args, spool, done_fd, host):
         pass
     code = 0
     try:
-        st = Streamer(args.ctf, args.target_stream, args.duration is None, host)
-        progress = Progress(sys.stderr.isatty() and not args.quiet)
-        try:
-            follow(st, spool, done_fd, args.interval / 1000.0, progress.update)
-        finally:
-            st.close()
-            progress.clear()
-        interrupted = select.select([done_fd], [], [], 0)[0] and os.read(done_fd, 1) == b"i"
-        summary(st, args.ctf, bool(interrupted))
+        fd = _open_saved(spool)
+        st = convert(args, fd, args.target_stream, done_fd, host)
+        interrupted = writer_done(done_fd) and os.read(done_fd, 1) == b"i"
+        summary(st, args.ctf, interrupted)
     except KeyboardInterrupt:
         code = 1
-    except (TraceError, OSError) as e:
-        if isinstance(e, OSError):
-            e = "cannot write %s: %s" % (e.filename or args.ctf, e.strerror or e)
+    except TraceError as e:
         print("gtp-ctl stream: %s" % e, file=sys.stderr)
         code = 1
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
-
-
-def _replay(args):
-    """--from-file: a saved record stream, converted in this process."""
-    try:
-        fd = os.open(args.from_file, os.O_RDONLY)
-    except OSError as e:
-        raise TraceError("cannot read %s: %s" % (args.from_file, e.strerror))
-    created = False
-    st = None
-    try:
-        created = prepare_dir(args.ctf, args.force)
-        st = Streamer(args.ctf, args.from_file, args.duration is None,
-                      Host(args.hostname or os.uname().nodename, False))
-        try:
-            while not st.done:
-                data = os.read(fd, READ)
-                if not data:
-                    break
-                st.feed(data)
-        except OSError as e:
-            raise TraceError("cannot write %s: %s" % (e.filename or args.ctf, e.strerror or e))
-        finally:
-            st.close()
-    finally:
-        os.close(fd)
-        if created and (st is None or not st.runs):
-            try:
-                os.rmdir(args.ctf)
-            except OSError:
-                pass
-    summary(st, args.ctf, False)
 
 
 def _unlink(path):

@@ -4,19 +4,24 @@
 The converter follows the spool the copier (copier.py) appends to, feeds
 what it finds to a Streamer (streamer.py: the records -> CTF), and ends
 when the copier said it is done (closed its end of a pipe) and the spool
-has nothing more, or when the Streamer is done (--until-stop).  It runs
+has nothing more, or when the Streamer is done (--until-stop).  A raw
+stream saved earlier (--from-file) goes the same way, read to its end.  It runs
 as a child process at a lower priority than the copier: when both want
 the CPU, the copier wins, so the ring keeps being drained while the
 conversion falls behind; what it has not converted yet waits on disk.
 """
 from __future__ import annotations
 
+import argparse
+import os
 import select
 import sys
 import time
-from typing import Callable
+from typing import Callable, Optional
 
+from .stream_ctf import Host
 from .streamer import Streamer
+from .trace import TraceError
 
 READ = 1 << 20
 
@@ -26,22 +31,39 @@ def writer_done(fd: int) -> bool:
     return bool(select.select([fd], [], [], 0)[0])
 
 
-def follow(st: Streamer, spool: str, done_fd: int, interval: float,
+def convert(args: argparse.Namespace, fd: int, origin: str, done_fd: Optional[int],
+            host: Host) -> Streamer:
+    """The records read from fd as CTF in args.ctf, with the progress line
+    on a terminal.  done_fd: the copier's pipe, while fd is a spool that
+    grows until it closes; None: fd holds the whole stream (--from-file)."""
+    st = Streamer(args.ctf, origin, args.duration is None, host)
+    progress = Progress(sys.stderr.isatty() and not args.quiet)
+    try:
+        follow(st, fd, done_fd, args.interval / 1000.0, progress.update)
+    except OSError as e:                # the trace's files: disk full, ...
+        raise TraceError("cannot write %s: %s" % (e.filename or args.ctf, e.strerror or e))
+    finally:
+        st.close()
+        progress.clear()
+    return st
+
+
+def follow(st: Streamer, fd: int, done_fd: Optional[int], interval: float,
            progress: Callable[[Streamer], None]) -> None:
-    """Convert the spool at path spool as it grows, to its end."""
-    with open(spool, "rb", buffering=0) as f:
-        while not st.done:
-            finished = writer_done(done_fd)     # before the read: no byte missed
-            data = f.read(READ)
-            if data:
-                st.feed(data)
-                progress(st)
-                continue
-            if finished:
-                return
-            st.flush()
+    """Convert what fd holds, following it as it grows while done_fd is
+    open, to its end."""
+    while not st.done:
+        finished = done_fd is None or writer_done(done_fd)  # before the read: no byte missed
+        data = os.read(fd, READ)
+        if data:
+            st.feed(data)
             progress(st)
-            time.sleep(interval)
+            continue
+        if finished:
+            return
+        st.flush()
+        progress(st)
+        time.sleep(interval)
 
 
 class Progress:
