@@ -351,6 +351,7 @@ static int defs_step(struct gtp_stream *s)
 	s->dc_tp = NULL;
 	return 0;
 }
+
 static void set_record(struct gtp_stream *s, u16 type, u16 cpu,
 		       const void *payload, u32 len)
 {
