@@ -31,6 +31,6 @@ checkout; installed (gdb-scripts/pyproject.toml, package gtptrace-tools)
   stream_ctf.py  a run's frames as a CTF trace (events, lost frames)
   streamer.py    the record stream -> one CTF trace per run
   copier.py      the stream's hot path: records moved to a spool, not decoded
-  converter.py   the spool -> CTF behind the copier; progress, summary
+  converter.py   the spool (or a --from-file) -> CTF; progress, summary
   cmd_stream.py  the stream subcommand: the reading and converting processes
 """
