@@ -93,6 +93,9 @@ static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
 	enum gtp_precheck pre;
 	u8 *scratch;
 
+	/* gdb's disable or the CPU budget's (core/budget.h), while running */
+	if (unlikely(!READ_ONCE(tp->enabled)))
+		return;
 	pre = gtp_tp_precheck(tp, regs, env);
 	if (pre == GTP_PRE_FALSE)
 		return;

@@ -29,6 +29,7 @@
 #include "trace.h"
 #include "gtp_glue.h"
 #include "host.h"
+#include "budget.h"
 #include "kcompat.h"
 #include "static_tp.h"
 
@@ -65,6 +66,12 @@ static const struct kernel_param_ops allocations_ops = {
 };
 module_param_cb(allocations, &allocations_ops, NULL, 0444);
 MODULE_PARM_DESC(allocations, "allocations the core and the JIT hold now");
+
+/* The CPU budget (core/budget.h); a session's $gtp_cpu_budget overrides. */
+module_param_named(cpu_budget, gtp_budget_pct, uint, 0644);
+MODULE_PARM_DESC(cpu_budget, "percent of one CPU, per second, a trace's probes may spend on any CPU before the tracepoint responsible is disabled (0: no limit)");
+module_param_named(budget_stop, gtp_budget_stop_param, bool, 0644);
+MODULE_PARM_DESC(budget_stop, "a probe past the CPU budget stops the whole trace rather than its tracepoint");
 
 /* Lockless hints for wait conditions; re-checked under gtp_mutex. */
 static size_t gtp_pending;

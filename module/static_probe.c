@@ -121,6 +121,7 @@ bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
 	env->steps = AX_STEP_BUDGET;
 	env->faults = 0;
 	env->err = 0;
+	env->t0 = 0;	/* not one the CPU budget times (budget.h) */
 	return !att->cond(env) && !env->err;
 }
 
@@ -150,7 +151,7 @@ static void check_layout(void)
 	BUILD_BUG_ON(offsetof(struct pt_regs, sp) != 152);
 	/* gtp_static_entry_fast: the regs, then the condition's env */
 	BUILD_BUG_ON(sizeof(struct gtp_static_regs) + sizeof(struct ax_env) !=
-		     232);
+		     240);
 }
 
 int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),

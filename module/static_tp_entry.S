@@ -84,11 +84,11 @@ SYM_FUNC_END(gtp_static_entry)
  * false: most hits of a selective tracepoint.  Otherwise complete the
  * block as above and take the full hit.  The callee-saved registers are
  * still the caller's after the C call (C ABI), so the block is the same.
- * The frame also holds the condition's struct ax_env (48 bytes at 184),
- * keeping the stack 16-byte aligned at the calls; a hit that goes on
+ * The frame also holds the condition's struct ax_env (56 bytes at 184)
+ * and 8 bytes of padding, keeping the stack 16-byte aligned at the calls; a hit that goes on
  * continues its step budget (gtp_static_cond_env()).
  */
-#define FRAME_FAST	232
+#define FRAME_FAST	248
 
 SYM_FUNC_START(gtp_static_entry_fast)
 	ENDBR

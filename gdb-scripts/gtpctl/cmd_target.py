@@ -60,6 +60,14 @@ def _write_all(fd, data):
         data = data[os.write(fd, data):]
 
 
+def _hex_text(h: str) -> str:
+    """A hex-encoded qTStatus note as text ("" if it is not hex)."""
+    try:
+        return bytes.fromhex(h).decode(errors="replace")
+    except ValueError:
+        return ""
+
+
 def _reason(text):
     """The stop reason of a qTStatus reply, in words."""
     for k, v in parse_status(text).items():
@@ -68,11 +76,7 @@ def _reason(text):
         if k == "tpasscount":
             return _REASONS[k] % int(v or "0", 16)
         if k in ("tstop", "terror"):
-            desc = v.split(":")[0]
-            try:
-                desc = bytes.fromhex(desc).decode(errors="replace")
-            except ValueError:
-                desc = ""
+            desc = _hex_text(v.split(":")[0])
             return _REASONS[k] + (" (%s)" % desc if desc else "")
         return _REASONS[k]
     return "unknown"
@@ -118,7 +122,12 @@ def run_status(args: argparse.Namespace) -> None:
             if c[2]:
                 last = ax_error_name(c[3])
                 line += " (last: %s)" % last
+        if len(c) >= 5:         # the CPU budget's estimate (core/budget.h)
+            line += ", ~%.1f ms of CPU" % (c[4] / 1000.0)
         print(line)
+    notes = _hex_text(f.get("notes", ""))
+    if notes:
+        print("notes: %s" % notes)
 
 
 def run_stop(args: argparse.Namespace) -> None:

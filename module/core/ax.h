@@ -144,6 +144,7 @@ struct ax_env {
 	u32 err;		/* enum ax_error, 0 if none */
 	u64 err_pc;		/* bytecode offset of the failing insn */
 	u32 faults;		/* nofault reads that failed in this hit */
+	u64 t0;			/* a timed hit's start (budget.h), or 0 */
 };
 
 /*

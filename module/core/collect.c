@@ -205,7 +205,7 @@ static noinline bool hit_held_actions(struct gtp_tp *tp, struct pt_regs *regs,
 	return tp_collect(tp, &env, scratch, cap);
 }
 
-bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+static bool hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		     u32 cap, const struct ax_env *pre)
 {
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
@@ -215,8 +215,19 @@ bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 	return hit_held_actions(tp, regs, scratch, cap, pre);
 }
 
+/* The rest of the hit, then its time if it is one the budget times. */
+bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
+		     u32 cap, const struct ax_env *pre)
+{
+	bool ret = hit_held(tp, regs, scratch, cap, pre);
+
+	if (unlikely(pre->t0))
+		gtp_budget_account(tp, pre->t0);
+	return ret;
+}
+
 /**
- * gtp_tp_hit_undecided - the rest of a hit gtp_tp_precheck() left open
+ * hit_undecided - the rest of a hit gtp_tp_precheck() left open
  * @tp:		the tracepoint
  * @regs:	the registers at the hit
  * @scratch:	this CPU's scratch area for building a frame
@@ -231,7 +242,7 @@ bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
  *
  * Return: true when a frame was collected.
  */
-bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
+static bool hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
 			  u8 *scratch, u32 cap, const struct ax_env *pre)
 {
 	struct ax_env env = { .regs = regs, .tp = tp, .steps = pre->steps,
@@ -253,6 +264,17 @@ bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
 	if (!res)
 		return false;
 	return tp_collect(tp, &env, scratch, cap);
+}
+
+/* The rest of the hit, then its time if it is one the budget times. */
+bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
+			  u8 *scratch, u32 cap, const struct ax_env *pre)
+{
+	bool ret = hit_undecided(tp, regs, scratch, cap, pre);
+
+	if (unlikely(pre->t0))
+		gtp_budget_account(tp, pre->t0);
+	return ret;
 }
 
 /**

@@ -10,6 +10,7 @@
 #include "regs.h"
 #include "fbuild.h"
 #include "plan.h"
+#include "budget.h"
 
 /*
  * The probe fast path, before any per-CPU state is looked at: most hits
@@ -19,7 +20,8 @@
  * GTP_PRE_UNKNOWN (a condition with side effects, or one that failed to
  * evaluate): call gtp_tp_hit_undecided().  @env: the caller's, private to
  * this CPU and context; it starts the hit's one step budget (ax.h), which
- * the rest of the hit continues.
+ * the rest of the hit continues, and the CPU budget's sampling (budget.h):
+ * a timed hit is accounted for where it ends.
  */
 enum gtp_precheck { GTP_PRE_UNKNOWN, GTP_PRE_FALSE, GTP_PRE_HELD };
 
@@ -28,6 +30,7 @@ gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
 {
 	u64 res;
 
+	env->t0 = gtp_budget_sample();
 	env->steps = AX_STEP_BUDGET;
 	env->faults = 0;
 	if (!tp->cond_pure)
@@ -38,7 +41,11 @@ gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
 	res = ax_run_hit(tp->cond, env);
 	if (env->err)
 		return GTP_PRE_UNKNOWN;
-	return res ? GTP_PRE_HELD : GTP_PRE_FALSE;
+	if (res)
+		return GTP_PRE_HELD;
+	if (unlikely(env->t0))
+		gtp_budget_account(tp, env->t0);
+	return GTP_PRE_FALSE;
 }
 
 /*

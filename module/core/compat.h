@@ -46,6 +46,14 @@
 #define gtp_cpu_id()		raw_smp_processor_id()
 #define gtp_nr_cpus()		nr_cpu_ids
 #define gtp_sync_writers()	synchronize_rcu()
+/* budget.h: per-CPU counters a probe updates (preemption is off there) */
+#include <linux/percpu.h>
+#define GTP_DEFINE_PER_CPU(t, n)	DEFINE_PER_CPU(t, n)
+#define GTP_DECLARE_PER_CPU(t, n)	DECLARE_PER_CPU(t, n)
+#define gtp_this_cpu_dec(v)		__this_cpu_dec(v)
+#define gtp_this_cpu_read(v)		__this_cpu_read(v)
+#define gtp_this_cpu_write(v, x)	__this_cpu_write(v, x)
+#define gtp_this_cpu_ptr(p)		this_cpu_ptr(p)
 /* a probe-path local the kernel's INIT_STACK_ALL_ZERO must not memset */
 #define __gtp_noinit		__attribute__((__uninitialized__))
 
@@ -302,6 +310,12 @@ static inline void atomic_long_add(long i, atomic_long_t *v)
 #define gtp_cpu_id()		0u
 #define gtp_nr_cpus()		1u
 #define gtp_sync_writers()	smp_mb()
+#define GTP_DEFINE_PER_CPU(t, n)	t n
+#define GTP_DECLARE_PER_CPU(t, n)	extern t n
+#define gtp_this_cpu_dec(v)		((v)--)
+#define gtp_this_cpu_read(v)		(v)
+#define gtp_this_cpu_write(v, x)	((v) = (x))
+#define gtp_this_cpu_ptr(p)		(p)
 #define __gtp_noinit		__attribute__((__uninitialized__))
 
 /* tsv.c and trace.c: a userspace "probe" runs in the calling thread */

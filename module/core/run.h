@@ -22,6 +22,7 @@ enum gtp_stop_reason {
 	GTP_STOP_PASSCOUNT,	/* a tracepoint reached its pass count */
 	GTP_STOP_TRIGGER,	/* an action set $gtp_stop (tsv.c) */
 	GTP_STOP_ERROR,		/* the host had to (gtp_trace_stop_error()) */
+	GTP_STOP_BUDGET,	/* a probe spent more than its CPU budget */
 };
 
 #define GTP_DEFAULT_BUF_SIZE	(4 << 20)	/* QTBuffer:size */

@@ -7,6 +7,7 @@
 #include "tracepoint.h"
 #include "tp_internal.h"
 #include "host.h"
+#include "budget.h"
 
 /*
  * <at|cond|cmd>:<start>:<slen>:<hex>, as gdb sends it.  qTfP hands it
@@ -133,7 +134,9 @@ void gtp_pkt_qtp(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
-	gtp_replyf(gc, "V%lx:%lx:%lx:%x", atomic_long_read(&tp->hits),
+	/* gdb reads the first two; gtp-ctl status the rest too */
+	gtp_replyf(gc, "V%lx:%lx:%lx:%x:%llx", atomic_long_read(&tp->hits),
 		   atomic_long_read(&tp->usage), atomic_long_read(&tp->errors),
-		   READ_ONCE(tp->last_err));
+		   READ_ONCE(tp->last_err),
+		   (unsigned long long)gtp_budget_cost_us(tp));
 }

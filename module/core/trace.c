@@ -23,6 +23,7 @@
 #include "host.h"
 #include "plan.h"
 #include "static_data.h"
+#include "budget.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */
 
@@ -74,10 +75,29 @@ static void reply_note(struct gtp_conn *gc, const char *name,
 		gtp_replyf(gc, ";%s:%s", name, hex);
 }
 
+/*
+ * gdb's tstatus prints "notes" as "Trace notes: ..."; the CPU budget's
+ * trips come first there, then the user's notes (hex, as gdb sent them).
+ */
+static void reply_notes(struct gtp_conn *gc, const char *trips, size_t len)
+{
+	if (!len) {
+		reply_note(gc, "notes", run.notes);
+		return;
+	}
+	gtp_reply(gc, ";notes:");
+	rsp_reply_hex(&gc->rsp, trips, len);
+	if (*run.notes) {
+		rsp_reply_hex(&gc->rsp, "; ", 2);
+		gtp_reply(gc, run.notes);
+	}
+}
+
 static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 {
 	struct gtp_frame_stats st;
-	char why[48];
+	char why[48], trips[GTP_BUDGET_MAX_TRIPS * 96 + 16];
+	size_t ntrips = gtp_budget_report(trips, sizeof(trips));
 
 	gtp_frames_stats(&st);
 	gtp_replyf(gc, "T%d;", gtp_trace_running());
@@ -115,6 +135,12 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 		rsp_reply_hex(&gc->rsp, run.error, strlen(run.error));
 		gtp_replyf(gc, ":%x", gtp_run.stop_tp);
 		break;
+	case GTP_STOP_BUDGET:
+		/* gdb: "Trace stopped by an error (<text>, tracepoint N)." */
+		gtp_reply(gc, "terror:");
+		rsp_reply_hex(&gc->rsp, trips, ntrips);
+		gtp_replyf(gc, ":%x", gtp_run.stop_tp);
+		break;
 	}
 	if (!st.size)
 		st.size = st.free = run.buf_size ? run.buf_size :
@@ -128,7 +154,9 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 		   (unsigned long long)run.start_us,
 		   (unsigned long long)gtp_run.stop_us);
 	reply_note(gc, "username", run.user);
-	reply_note(gc, "notes", run.notes);
+	/* a stop by the budget said it above already */
+	reply_notes(gc, trips, gtp_run.stop_reason == GTP_STOP_BUDGET &&
+			       !gtp_trace_running() ? 0 : ntrips);
 }
 
 /*
@@ -208,6 +236,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_tps_reset_counts();
 	gtp_tsvs_reset_values();
 	gtp_tps_mark_returns();
+	gtp_budget_arm();
 	ret = gtp_host->arm(gc);
 	if (ret) {
 		/* The host told gdb why; nothing is attached. */

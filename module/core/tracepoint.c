@@ -225,6 +225,7 @@ void gtp_tps_reset_counts(void)
 		atomic_long_set(&tp->hits, 0);
 		atomic_long_set(&tp->usage, 0);
 		atomic_long_set(&tp->errors, 0);
+		atomic_long_set(&tp->cost, 0);
 		tp->last_err = 0;
 		tp->missed = 0;
 	}

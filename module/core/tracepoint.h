@@ -68,6 +68,7 @@ struct gtp_tp {
 	atomic_long_t hits;	/* times the condition passed */
 	atomic_long_t usage;	/* frame bytes written */
 	atomic_long_t errors;	/* evaluations stopped by an error */
+	atomic_long_t cost;	/* estimated TSC ticks spent in hits (budget.h) */
 	u32 last_err;		/* enum ax_error of the last error */
 	u64 missed;		/* hits the kernel did not deliver: set by the
 				 * host's disarm (a kprobe fired inside another

@@ -9,7 +9,9 @@
  * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only,
  * but for $gtp_stop (gtp_tsv_set()) and $kret, whose setting is not a
  * value but a mark: a location whose actions set it is a return probe
- * (gtp_tps_mark_returns()).
+ * (gtp_tps_mark_returns()).  $gtp_cpu_budget and $gtp_budget_stop are
+ * knobs: their initial value ("tvariable $gtp_cpu_budget = 5") sets this
+ * session's CPU budget (budget.h); read, the budget in force.
  *
  * Probe handlers look variables up without locks.  That is safe because
  * the table only grows by publishing a fully written slot (the count is
@@ -19,6 +21,7 @@
 #include "regs.h"
 #include "tracepoint.h"	/* tp->at_return */
 #include "run.h"
+#include "budget.h"
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
 static u32 ntsv;
@@ -34,6 +37,8 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_STOP]			= "gtp_stop",
 	[GTP_TSV_KRET]			= "kret",
 	[GTP_TSV_KSTACK]		= "kstack",
+	[GTP_TSV_CPU_BUDGET]		= "gtp_cpu_budget",
+	[GTP_TSV_BUDGET_STOP]		= "gtp_budget_stop",
 };
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
@@ -66,6 +71,10 @@ static s64 builtin_value(enum gtp_builtin_tsv kind)
 		return gtp_softirq_depth();
 	case GTP_TSV_STOP:
 		return !gtp_trace_running();
+	case GTP_TSV_CPU_BUDGET:
+		return gtp_budget.pct;
+	case GTP_TSV_BUDGET_STOP:
+		return gtp_budget.stop;
 	default:
 		return 0;
 	}
@@ -169,6 +178,7 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 void gtp_tsvs_clear(void)
 {
 	WRITE_ONCE(ntsv, 0);
+	gtp_budget_reset();
 }
 
 /* A run starts from every variable's initial value. */
@@ -206,6 +216,15 @@ int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 	v->builtin_flag = builtin_flag;
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	v->builtin = builtin_by_name(v->name);
+	/*
+	 * "tvariable $gtp_cpu_budget = 5": the knob is the initial value;
+	 * 0 (or no value) keeps the module parameter's, so that reading it
+	 * needs no change; a negative one turns the budget off.
+	 */
+	if (v->builtin == GTP_TSV_CPU_BUDGET && initial)
+		gtp_budget_set(initial < 0 ? 0 : min_t(s64, initial, 100), -1);
+	else if (v->builtin == GTP_TSV_BUDGET_STOP && initial)
+		gtp_budget_set(-1, initial > 0);
 	if (v == &tsvs[ntsv]) {
 		smp_wmb();	/* slot contents before the count */
 		WRITE_ONCE(ntsv, ntsv + 1);

@@ -22,6 +22,8 @@ enum gtp_builtin_tsv {
 	GTP_TSV_STOP,		/* setting it non-zero stops the trace */
 	GTP_TSV_KRET,		/* set in actions: fire at return; reads rax */
 	GTP_TSV_KSTACK,		/* tracev records the kernel call stack */
+	GTP_TSV_CPU_BUDGET,	/* defined with a value: this session's budget */
+	GTP_TSV_BUDGET_STOP,	/* defined non-zero: a trip stops the trace */
 	GTP_TSV_NR_BUILTIN,
 };
 

@@ -292,9 +292,10 @@ static void check_reply(const char *pkt, size_t plen, const char *r, size_t n)
 	} else if (starts(pkt, "qTBuffer:")) {
 		ok = !strcmp(r, "l") || (!(n & 1) && is_hex_str(r, n));
 	} else if (starts(pkt, "qTP:")) {
-		/* V<hits>:<usage>:<errors>:<last error> */
+		/* V<hits>:<usage>:<errors>:<last error>:<microseconds> */
 		const char *p = r[0] == 'V' ? hexfield(r + 1, ':') : NULL;
 
+		p = p ? hexfield(p, ':') : NULL;
 		p = p ? hexfield(p, ':') : NULL;
 		p = p ? hexfield(p, ':') : NULL;
 		ok = p && hexfield(p, '\0') && !p[strspn(p, "0123456789abcdef")];

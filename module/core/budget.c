@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * budget.c - what the probes cost, and a ceiling on it (budget.h).
+ */
+#include "budget.h"
+#include "run.h"
+
+struct gtp_budget gtp_budget;
+unsigned int gtp_budget_pct = GTP_BUDGET_DEFAULT;
+bool gtp_budget_stop_param;
+
+GTP_DEFINE_PER_CPU(int, gtp_budget_tick);
+
+struct budget_cpu {
+	u32 gen;		/* the run it counts for (gtp_budget.gen) */
+	u64 start;		/* TSC at the start of this CPU's window */
+	u64 spent;		/* estimated probe ticks in it */
+};
+static GTP_DEFINE_PER_CPU(struct budget_cpu, budget_cpu);
+
+/* The session's setting (QTDV), -1: the module parameter's. */
+static int session_pct = -1, session_stop = -1;
+
+void gtp_budget_set(int pct, int stop)
+{
+	if (pct >= 0)
+		session_pct = pct;
+	if (stop >= 0)
+		session_stop = stop;
+}
+
+void gtp_budget_reset(void)
+{
+	session_pct = session_stop = -1;
+}
+
+void gtp_budget_arm(void)
+{
+	struct gtp_budget *b = &gtp_budget;
+	u32 pct = session_pct >= 0 ? session_pct : READ_ONCE(gtp_budget_pct);
+
+	b->pct = min_t(u32, pct, 100);
+	b->stop = session_stop >= 0 ? session_stop :
+		  READ_ONCE(gtp_budget_stop_param);
+	b->window = (u64)gtp_tsc_khz() * 1000;
+	b->limit = b->window * b->pct / 100;
+	b->start_ns = gtp_mono_ns();
+	atomic_long_set(&b->ntrips, 0);
+	b->gen++;	/* every CPU starts a new window at its next sample */
+}
+
+/* Past the budget on this CPU: @tp goes, or the whole run does. */
+static noinline void trip(struct gtp_tp *tp, u64 spent)
+{
+	struct gtp_budget *b = &gtp_budget;
+	long n = atomic_long_add_return(1, &b->ntrips) - 1;
+
+	WRITE_ONCE(tp->enabled, false);
+	if (n < GTP_BUDGET_MAX_TRIPS) {
+		struct gtp_budget_trip *t = &b->trips[n];
+
+		t->tp = tp->num;
+		t->cpu = gtp_cpu_id();
+		t->pct = spent * 100 / b->window;
+		t->at_ns = gtp_mono_ns();
+	}
+	if (b->stop)
+		gtp_run_stop(GTP_STOP_BUDGET, tp->num);
+}
+
+void gtp_budget_account(struct gtp_tp *tp, u64 t0)
+{
+	struct budget_cpu *c = gtp_this_cpu_ptr(&budget_cpu);
+	const struct gtp_budget *b = &gtp_budget;
+	u64 now = gtp_tsc();
+	u64 cost = (now - t0) << GTP_BUDGET_SHIFT;
+
+	atomic_long_add(cost, &tp->cost);
+	if (!b->limit)
+		return;
+	if (c->gen != b->gen || now - c->start >= b->window) {
+		c->gen = b->gen;
+		c->start = now;
+		c->spent = 0;
+	}
+	c->spent += cost;
+	if (unlikely(c->spent > b->limit) && READ_ONCE(tp->enabled))
+		trip(tp, c->spent);
+}
+
+size_t gtp_budget_report(char *buf, size_t size)
+{
+	const struct gtp_budget *b = &gtp_budget;
+	long n = min_t(long, atomic_long_read(&b->ntrips),
+		       GTP_BUDGET_MAX_TRIPS);
+	size_t len = 0;
+	long i;
+
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		const struct gtp_budget_trip *t = &b->trips[i];
+		u64 ms = (t->at_ns - b->start_ns) / 1000000;
+
+		len += scnprintf(buf + len, size - len,
+				 "%scpu budget: tracepoint %u %s at %llu.%03llu s: %u%% of CPU %u (budget %u%%)",
+				 i ? "; " : "", t->tp,
+				 b->stop ? "stopped the trace" : "disabled",
+				 (unsigned long long)ms / 1000,
+				 (unsigned long long)ms % 1000, t->pct, t->cpu,
+				 b->pct);
+	}
+	if (atomic_long_read(&b->ntrips) > n)
+		len += scnprintf(buf + len, size - len, "; %ld more",
+				 atomic_long_read(&b->ntrips) - n);
+	return len;
+}

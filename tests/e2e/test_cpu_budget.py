@@ -1,0 +1,109 @@
+"""The CPU budget (module/core/budget.h): a probe that eats a CPU goes.
+
+A tracepoint that collects every register on vfs_read, driven by dd reading
+one byte at a time, spends far more than 5% of the CPU dd runs on.  With
+`tvariable $gtp_cpu_budget = 5` gtp disables it (or, with $gtp_budget_stop,
+stops the trace), says which tracepoint, how much of which CPU and when in
+gdb's tstatus, keeps every frame collected before, and leaves the other
+tracepoints of the run collecting.  While dd runs, a shell command still
+answers within a second.
+"""
+import re
+
+from gtplib import (GDB_HEAD, expect, expect_not, frames_collected,
+                    gdb_script, ksym, leaves_target_clean, param, reset_target,
+                    SCRIPT_BUGS)
+
+# dd in the background; one command timed while it runs (the box stays
+# usable), then dd's end.  The guest's /tmp is its own tmpfs.
+WORKLOAD = ("shell dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null & "
+            "sleep 1; python3 -c 'import subprocess, time; t = time.monotonic(); "
+            "subprocess.run([\"true\"]); "
+            "print(\"=answered in %%.3f s\" %% (time.monotonic() - t))'; wait\n")
+
+BODY = """set circular-trace-buffer on
+tvariable $gtp_cpu_budget = 5
+%(stop)s
+trace *0x%(vfs_read)x
+actions
+collect $regs
+end
+trace gtp_test_function
+actions
+collect counter1
+end
+tstart
+%(workload)s
+shell echo 3 > /proc/gtp_test
+tstatus
+print $gtp_cpu_budget
+tstop
+tstatus
+tfind tracepoint 1
+printf "=tp1 frame %%d\\n", $trace_frame
+tfind none
+tfind tracepoint 2
+printf "=tp2 frame %%d\\n", $trace_frame
+"""
+
+
+def run(stop, count=300000):
+    reset_target()
+    out = gdb_script(GDB_HEAD + BODY % {
+        "stop": "tvariable $gtp_budget_stop = 1" if stop else "",
+        "vfs_read": ksym("vfs_read"),
+        "workload": WORKLOAD % count}, timeout=600)
+    expect_not(out, SCRIPT_BUGS)
+    return out
+
+
+def answered(out):
+    m = expect(out, r"^=answered in ([\d.]+) s$")
+    return float(m.group(1))
+
+
+TRIP = (r"cpu budget: tracepoint 1 %s at \d+\.\d{3} s: (\d+)%% of CPU \d+ "
+        r"\(budget 5%%\)")
+
+
+@leaves_target_clean
+def test_budget_disables_the_hot_tracepoint():
+    out = run(stop=False)
+    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    assert int(m.group(1)) >= 5, m.group(0)
+    expect(out, r"^\$1 = 5$")
+    # the run went on: tracepoint 2 collected after tracepoint 1 went
+    expect(out, r"^=tp2 frame \d+$")
+    # tracepoint 1's frames from before the trip are all still there
+    expect(out, r"^=tp1 frame 0$")
+    assert answered(out) < 1.0, out
+    # only once: the budget names the one culprit
+    assert "tracepoint 2" not in out.split("Trace notes:")[1].splitlines()[0]
+
+
+@leaves_target_clean
+def test_budget_stops_the_trace_when_asked():
+    out = run(stop=True)
+    m = expect(out, r"Trace stopped by an error \(" + TRIP % "stopped the trace"
+               + r", tracepoint 1\)")
+    assert int(m.group(1)) >= 5, m.group(0)
+    assert frames_collected(out)[0] > 0, out
+    expect(out, r"^=tp1 frame 0$")
+    # stopped before gtp_test ran: tracepoint 2 never hit
+    expect(out, r"^=tp2 frame -1$")
+
+
+@leaves_target_clean
+def test_no_budget_no_trip():
+    # -1: no budget for this session, whatever the module parameter says
+    assert param("cpu_budget").strip() == "10"
+    reset_target()
+    out = gdb_script(GDB_HEAD + BODY.replace(
+        "$gtp_cpu_budget = 5", "$gtp_cpu_budget = -1") % {
+        "stop": "", "vfs_read": ksym("vfs_read"),
+        "workload": WORKLOAD % 30000}, timeout=600)
+    expect_not(out, SCRIPT_BUGS)
+    expect_not(out, r"cpu budget")
+    expect(out, r"^\$1 = 0$")
+    expect(out, r"^=tp1 frame 0$")
+    expect(out, r"^=tp2 frame \d+$")
