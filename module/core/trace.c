@@ -208,6 +208,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_tps_reset_counts();
 	gtp_tsvs_reset_values();
 	gtp_tps_mark_returns();
+	gtp_tps_plan_aggs();
 	ret = gtp_host->arm(gc);
 	if (ret) {
 		/* The host told gdb why; nothing is attached. */
