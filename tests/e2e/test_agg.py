@@ -14,7 +14,7 @@ either way.
 """
 import re
 
-from gtplib import expect, expect_not, gdb_script, reset_target
+from gtplib import expect, expect_not, gdb_script, param, reset_target
 from jit_switch import HEAD, set_jit
 from test_hist import ctl, expected_hist, section
 
@@ -117,7 +117,10 @@ def test_hist_count_live_and_stopped_interpreted():
 
 
 def test_count_table_overflow_reported():
-    """Python: 1100 distinct keys on one CPU: 1024 kept, 76 overflowed, paged."""
+    """Python: 1100 distinct keys on one CPU: 1024 kept, 76 overflowed, paged;
+    QTinit frees the tables (the core's allocation count is back)."""
+    reset_target()
+    allocs = int(param("allocations"))
     out = session("""tvariable $count_big
 tvariable $hist_one
 trace gtp_test_function
@@ -156,5 +159,9 @@ end
     expect(out, r"^refused: gtp-hist: \$count_big is aggregated in the kernel, there "
                 r"are no frames to select: no if$")
     expect(out, r"^Collected 0 trace frames\.$")
+    # each variable: its struct and its per-CPU copies, until QTinit
+    assert int(param("allocations")) >= allocs + 4, (allocs, param("allocations"))
+    reset_target()
+    assert int(param("allocations")) == allocs, (allocs, param("allocations"))
     assert ROW.search(top)
     assert re.search(r"^\[1024\]\s+1 ", section(out[i:], "gtp-count $count_big: "), re.M)
