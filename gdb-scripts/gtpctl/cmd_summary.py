@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""gtpctl/cmd_summary.py - gtp-ctl hist, count and stats.
+"""gtpctl/cmd_summary.py - gtp-ctl hist, count, stats and agg.
 
 The same pictures as gdb's gtp-hist/gtp-count/gtp-stats (summary.py
 prints both), over a tsave'd file or the live target, with KEY in the
-key language of keys.py instead of a gdb expression.
+key language of keys.py instead of a gdb expression; `agg` reads an
+aggregating variable's tables from the live target (agg.py).
 """
 from __future__ import annotations
 
 import argparse
 
-from . import keys, source, summary
+from . import agg, keys, remote, source, summary
 from .trace import Trace, TraceError
 
 EPILOG = keys.__doc__.split("\n", 2)[2]
@@ -73,6 +74,17 @@ def run_stats(args: argparse.Namespace) -> None:
     print(summary.format_stats(col), end="")
 
 
+def run_agg(args: argparse.Namespace) -> None:
+    name = agg.agg_name(args.name if args.name.startswith("$") else "$" + args.name)
+    if name is None:
+        raise TraceError("%s is not an aggregating variable: its name starts with "
+                         "$hist_ or $count_" % args.name)
+    with remote.Remote(args.target) as rem:
+        table = agg.read(rem.send, name)
+    cmd = "gtp-hist" if table.kind == "h" else "gtp-count"
+    print(agg.format_agg(cmd, table, args.top or None), end="")
+
+
 def _common(p):
     p.add_argument("key", metavar="KEY", help="what to look at (key language below)")
     p.add_argument("--if", dest="cond", metavar="'KEY OP NUMBER'",
@@ -107,3 +119,15 @@ def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpForma
                        epilog=EPILOG, formatter_class=formatter)
     _common(p)
     p.set_defaults(func=run_stats)
+
+    p = sub.add_parser("agg", help="an aggregating variable's tables, live",
+                       description="The histogram of a $hist_NAME or the per-key "
+                       "counts of a $count_NAME trace state variable, as the kernel "
+                       "aggregated them (no frames): read from the target while the "
+                       "trace runs or after it stopped, until the next tstart.",
+                       formatter_class=formatter)
+    p.add_argument("name", metavar="NAME", help="$hist_NAME or $count_NAME ('$' optional)")
+    p.add_argument("--top", type=int, default=20, metavar="N",
+                   help="count tables: show the N most frequent keys (default 20, 0: all)")
+    remote.add_target_argument(p)
+    p.set_defaults(func=run_agg)

@@ -186,7 +186,12 @@ def hist_rows(col: Collector, linear: Optional[Linear] = None
               ) -> list[tuple[str, int, Range]]:
     """[(label, count, (lo, hi))] from the first to the last non-empty
     bucket (empty ones between are shown, as bpftrace does)."""
-    counts = hist_buckets(col.values, linear)
+    return bucket_rows(hist_buckets(col.values, linear), linear)
+
+
+def bucket_rows(counts: dict[int, int], linear: Optional[Linear] = None
+                ) -> list[tuple[str, int, Range]]:
+    """hist_rows() of counts already bucketed ({bucket: count})."""
     rows = []
     if counts:
         lo, hi = min(counts), max(counts)
@@ -206,6 +211,13 @@ def format_hist(col: Collector, linear: Optional[Linear] = None,
     return "\n".join(out + _table(rows)) + "\n"
 
 
+def format_bucket_counts(counts: dict[int, int]) -> str:
+    """format_hist() of log2 buckets counted elsewhere (the kernel's
+    $hist_ variables, agg.py): {log2_bucket(): count}."""
+    rows = [(l, n) for l, n, _ in bucket_rows(counts)]
+    return "\n".join(_table(rows)) + "\n"
+
+
 def _key_text(k):
     return k if isinstance(k, str) else str(k)
 
@@ -216,6 +228,12 @@ def count_rows(col: Collector, top: Optional[int] = None
     counts = {}
     for v in col.values:
         counts[v] = counts.get(v, 0) + 1
+    return order_counts(counts, top)
+
+
+def order_counts(counts: dict[Any, int], top: Optional[int] = None
+                 ) -> tuple[list[tuple[Any, int]], list[tuple[Any, int]]]:
+    """count_rows() of keys counted elsewhere ({key: count})."""
     order = sorted(counts.items(), key=lambda kv: (-kv[1], _sort_key(kv[0])))
     if top is not None and len(order) > top:
         return order[:top], order[top:]
@@ -239,6 +257,26 @@ def format_count(col: Collector, top: Optional[int] = None, title: Optional[str]
         lines.append("... %d more key(s) with %d frame(s) not shown (--top)"
                      % (len(rest), sum(n for _, n in rest)))
     lines.append("%d distinct key(s), %d frame(s)" % (len(rows) + len(rest), col.total))
+    return "\n".join(lines) + "\n"
+
+
+OVERFLOW_LABEL = "<overflow>"
+
+
+def format_key_counts(counts: dict[Any, int], top: Optional[int], total: int,
+                      overflow: int = 0) -> str:
+    """format_count() of keys counted elsewhere (the kernel's $count_
+    variables, agg.py); values whose key found the table full are their
+    own row, never dropped."""
+    rows, rest = order_counts(counts, top)
+    table = [("[%s]" % _key_text(k), n) for k, n in rows]
+    if overflow:
+        table.append((OVERFLOW_LABEL, overflow))
+    lines = _table(table)
+    if rest:
+        lines.append("... %d more key(s) with %d value(s) not shown (--top)"
+                     % (len(rest), sum(n for _, n in rest)))
+    lines.append("%d distinct key(s), %d value(s)" % (len(rows) + len(rest), total))
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,10 @@
                           one of those numbers as a value, for scripts
                           and conditions (`if $gtp_stat("n", "p99") > 8`)
 
+`gtp-hist $hist_NAME` and `gtp-count $count_NAME` read an aggregating
+trace state variable's tables from the target instead (gtpctl/agg.py):
+live, while the trace runs, with no frames.
+
 EXPR and COND are gdb expressions, evaluated by gdb in every trace frame
 with the frame's symbols, exactly as `tfind N` + `print EXPR` would.  A
 frame where EXPR reads memory or registers the tracepoint did not
@@ -31,7 +35,8 @@ from typing import Optional
 
 import gdb
 
-from gtpctl import summary
+from gtpctl import agg, summary
+from gtpctl.trace import TraceError
 
 _UNAVAIL_RE = re.compile(r"not available|unavailable|Cannot access memory|"
                          r"value has been optimized out", re.I)
@@ -208,20 +213,58 @@ def _require_numbers(cmd, col):
                                % (cmd, v, type(v).__name__))
 
 
+def _maint_send(pkt: str) -> str:
+    """One packet to the target through `maint packet`; its reply."""
+    try:
+        out = gdb.execute("maint packet %s" % pkt, to_string=True)
+    except gdb.error as e:
+        raise TraceError("cannot ask the target (target remote /proc/gtp?): %s" % e)
+    m = re.search(r'received: "(.*)"', out)
+    if not m:
+        raise TraceError("no reply to %s in %r" % (pkt, out[:80]))
+    return m.group(1)
+
+
+def _live_agg(cmd: str, expr: str, cond: Optional[str], found: dict,
+              allowed: tuple[str, ...]) -> Optional[agg.Agg]:
+    """The tables of EXPR when it is an aggregating variable ($hist_X,
+    $count_X), read from the target; None for any other EXPR."""
+    name = agg.agg_name(expr)
+    if name is None:
+        return None
+    stray = [o for o in found if o not in allowed]
+    if cond is not None or stray:
+        raise gdb.GdbError("%s: %s is aggregated in the kernel, there are no frames "
+                           "to select: no %s" % (cmd, expr, "if" if cond is not None
+                                                  else "--" + stray[0]))
+    try:
+        return agg.read(_maint_send, name)
+    except TraceError as e:
+        raise gdb.GdbError("%s: %s" % (cmd, e))
+
+
 class HistCmd(gdb.Command):
     """Histogram of an expression over the trace frames.
 
 Usage: gtp-hist EXPR [if COND] [--tp N] [--linear MIN,MAX,STEP]
+       gtp-hist $hist_NAME
 Evaluates EXPR in every trace frame (those where COND is true; those of
 tracepoint N) and prints a power-of-two histogram, or linear buckets of
 STEP from MIN to MAX.  Frames where EXPR is unavailable are shown as their
-own row."""
+own row.  A $hist_NAME variable's histogram is read from the target as
+the kernel aggregated it, while the trace runs or after."""
 
     def __init__(self) -> None:
         super().__init__("gtp-hist", gdb.COMMAND_TRACEPOINTS, gdb.COMPLETE_EXPRESSION)
 
     def invoke(self, arg: str, from_tty: bool) -> None:
         expr, cond, found = _hist_parse("gtp-hist", arg, ("tp", "linear"))
+        live = _live_agg("gtp-hist", expr, cond, found, ())
+        if live is not None:
+            if live.kind != "h":
+                raise gdb.GdbError("gtp-hist: %s counts keys: use gtp-count" % expr)
+            gdb.write(agg.format_agg("gtp-hist", live))
+            return
         tp = _int_opt("gtp-hist", found, "tp")
         linear = summary.linear_option(found.get("linear"),
                                        lambda why: gdb.GdbError("gtp-hist: " + why))
@@ -235,7 +278,10 @@ class CountCmd(gdb.Command):
     """Frames per distinct value of an expression, most frequent first.
 
 Usage: gtp-count KEYEXPR [if COND] [--tp N] [--top N]
-Shows the --top most frequent values (20 by default, 0 for all)."""
+       gtp-count $count_NAME [--top N]
+Shows the --top most frequent values (20 by default, 0 for all).  A
+$count_NAME variable's counts are read from the target as the kernel
+aggregated them, while the trace runs or after."""
 
     def __init__(self) -> None:
         super().__init__("gtp-count", gdb.COMMAND_TRACEPOINTS, gdb.COMPLETE_EXPRESSION)
@@ -244,6 +290,12 @@ Shows the --top most frequent values (20 by default, 0 for all)."""
         expr, cond, found = _hist_parse("gtp-count", arg, ("tp", "top"))
         tp = _int_opt("gtp-count", found, "tp")
         top = _int_opt("gtp-count", found, "top")
+        live = _live_agg("gtp-count", expr, cond, found, ("top",))
+        if live is not None:
+            if live.kind != "c":
+                raise gdb.GdbError("gtp-count: %s is a histogram: use gtp-hist" % expr)
+            gdb.write(agg.format_agg("gtp-count", live, 20 if top is None else (top or None)))
+            return
         col, seen = hist_collect("gtp-count", expr, cond, tp)
         _hist_header("gtp-count", expr, cond, tp, col, seen)
         gdb.write(summary.format_count(col, 20 if top is None else (top or None)))

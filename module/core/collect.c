@@ -15,6 +15,9 @@
  *	int16 tpnum | u32 size | 'R' regs[164] | 'M' u64 addr u16 len bytes
  *	| 'V' s32 tsv s64 value | ...
  *
+ * A tracepoint whose actions only feed aggregating variables (tp->agg_only,
+ * plan.c) runs them and writes no frame.
+ *
  * Unreadable memory is left out of the M blocks (gdb then shows it as
  * <unavailable>); a condition that fails to evaluate is false and counted.
  */
@@ -144,7 +147,8 @@ static bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *regs)
 }
 
 /*
- * The condition held: run the actions, store one frame.  A frame whose
+ * The condition held: run the actions, store one frame (none when they
+ * only feed aggregating variables: tp->agg_only).  A frame whose
  * size the actions fix (tp->frame_len) is built in place in the store,
  * saving the copy out of scratch; should the store refuse it, the actions
  * still run (into scratch) for their side effects and errors, as they do
@@ -165,7 +169,7 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	if (tp->regs_only)
 		return tp_collect_regs(tp, env->regs);
 	hits = atomic_long_add_return(1, &tp->hits);
-	if (len) {
+	if (len && !tp->agg_only) {
 		u8 *dst = gtp_frame_reserve(&slot, len);
 
 		if (dst) {
@@ -180,7 +184,9 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		if (unlikely(env->err == AX_ERR_BUDGET))
 			break;
 	}
-	if (!len) {
+	if (tp->agg_only) {
+		stored = false;	/* its effect is in the variables alone */
+	} else if (!len) {
 		stored = store_frame(tp, &fb);
 	} else if (fb.buf != scratch) {
 		put_frame_hdr(tp, fb.buf, len);

@@ -4,12 +4,14 @@
  * actions are defined (QTDP) or the run starts (QTStart), never at a hit:
  * which expressions the hit path may skip, whether a condition is pure
  * (probes run it first), the exact frame size when the actions fix it,
- * the least size a frame can take.  collect.c reads the results from the
- * tracepoint (tp->frame_len, tp->regs_only, tp->actions[].noop).
+ * the least size a frame can take, whether a hit needs a frame at all.
+ * collect.c reads the results from the tracepoint (tp->frame_len,
+ * tp->regs_only, tp->agg_only, tp->actions[].noop).
  */
 #include "plan.h"
 #include "frame.h"
 #include "fbuild.h"
+#include "tsv.h"
 
 /* Does running @prog leave the frame as it was? */
 static bool prog_records_nothing(const struct ax_prog *prog)
@@ -135,6 +137,42 @@ void gtp_tp_plan(struct gtp_tp *tp)
 	}
 	tp->frame_len = gtp_tp_exact_frame_len(tp);
 	tp->regs_only = nregs == 1 && !others && tp->frame_len;
+}
+
+/*
+ * A frame would say only that @tp was hit when every action is an
+ * expression that records nothing: if they all feed aggregating variables
+ * (and set no other), the hit's effect is in those tables and a frame is
+ * not written at all (hits are still counted, the pass count holds).
+ */
+static bool tp_feeds_aggs_only(const struct gtp_tp *tp)
+{
+	bool any = false;
+	u32 i;
+
+	if (tp->step)
+		return false;
+	for (i = 0; i < tp->nactions; i++) {
+		const struct gtp_action *a = &tp->actions[i];
+
+		if (a->type != GTP_ACT_EXPR)
+			return false;
+		if (a->noop)
+			continue;
+		if (!prog_records_nothing(a->prog) ||
+		    !gtp_prog_feeds_aggs_only(a->prog))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+void gtp_tps_plan_aggs(void)
+{
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		tp->agg_only = tp_feeds_aggs_only(tp);
 }
 
 /* Frames are u32-sized: any bound past this says "never fits" alike. */

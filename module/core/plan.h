@@ -37,4 +37,10 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
  */
 void gtp_tp_plan(struct gtp_tp *tp);
 
+/*
+ * At QTStart, when gdb has named its variables: which tracepoints only
+ * feed aggregating variables and so write no frame (tp->agg_only).
+ */
+void gtp_tps_plan_aggs(void);
+
 #endif /* GTP_PLAN_H */

@@ -236,6 +236,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_tps_reset_counts();
 	gtp_tsvs_reset_values();
 	gtp_tps_mark_returns();
+	gtp_tps_plan_aggs();
 	gtp_budget_arm();
 	ret = gtp_host->arm(gc);
 	if (ret) {

@@ -60,6 +60,8 @@ struct gtp_tp {
 	u64 regmask;		/* union of all R masks: g from a frame */
 	u32 frame_len;		/* every frame's exact size, 0 if unknown */
 	bool regs_only;		/* frames are one R block: the lean path */
+	bool agg_only;		/* actions only feed aggregating variables:
+				 * a hit writes no frame (plan.c) */
 
 	struct gtp_strlist chunks;	/* QTDP:- action chunks (A pieces) */
 	struct gtp_strlist srcs;	/* QTDPsrc bodies (Z pieces) */

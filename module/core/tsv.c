@@ -13,6 +13,10 @@
  * knobs: their initial value ("tvariable $gtp_cpu_budget = 5") sets this
  * session's CPU budget (budget.h); read, the budget in force.
  *
+ * A variable named "$hist_NAME" or "$count_NAME" aggregates instead
+ * (agg.c): setv adds its value to a per-CPU histogram or count table,
+ * reads (getv, qTV) give how many values were added.
+ *
  * Probe handlers look variables up without locks.  That is safe because
  * the table only grows by publishing a fully written slot (the count is
  * written last) and is cleared only by QTinit, when nothing is attached.
@@ -98,7 +102,9 @@ int gtp_tsv_get(u32 num, s64 *val)
 
 	if (!v)
 		return -ENOENT;
-	if (v->builtin)
+	if (v->agg)
+		*val = gtp_agg_total(v->agg);
+	else if (v->builtin)
 		*val = builtin_value(v->builtin);
 	else
 		*val = READ_ONCE(v->value);
@@ -121,7 +127,11 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 		       (s64)gtp_reg_value(env->regs, 0) : 0;
 		return 0;
 	}
-	*val = v->builtin ? builtin_value(v->builtin) : READ_ONCE(v->value);
+	if (v->agg)
+		*val = gtp_agg_total(v->agg);
+	else
+		*val = v->builtin ? builtin_value(v->builtin) :
+				    READ_ONCE(v->value);
 	return 0;
 }
 
@@ -143,6 +153,28 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 	return false;
 }
 
+/*
+ * Does @prog setv aggregating variables and no other?  Then what it does
+ * at a hit needs no frame (plan.c), if it also records nothing.
+ */
+bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct gtp_tsv *v;
+
+		if (prog->insns[i].op != AX_SETV)
+			continue;
+		v = gtp_tsv_find(prog->insns[i].imm);
+		if (!v || !v->agg)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /**
  * gtp_tsv_set() - setv, in probe context
  * @num: the variable
@@ -152,6 +184,7 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
  * $gtp_stop is the flight recorder's trigger: setting it to anything but
  * 0 stops the trace from inside the probe (qTStatus then names @tpnum),
  * so a circular buffer keeps the frames that led up to the event.
+ * An aggregating variable adds @val to this CPU's copy (agg.c).
  *
  * Return: 0, -ENOENT if @num is undefined, -EPERM for another built-in
  * but $kret.
@@ -162,6 +195,10 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 
 	if (!v)
 		return -ENOENT;
+	if (v->agg) {
+		gtp_agg_add(v->agg, gtp_cpu_id(), val);
+		return 0;
+	}
 	if (v->builtin == GTP_TSV_STOP) {
 		if (val)
 			gtp_run_stop(GTP_STOP_TRIGGER, tpnum);
@@ -175,8 +212,15 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 	return 0;
 }
 
+/* QTinit, module exit: nothing is attached, so no probe holds an agg. */
 void gtp_tsvs_clear(void)
 {
+	u32 i;
+
+	for (i = 0; i < ntsv; i++) {
+		gtp_agg_free(tsvs[i].agg);
+		tsvs[i].agg = NULL;
+	}
 	WRITE_ONCE(ntsv, 0);
 	gtp_budget_reset();
 }
@@ -186,8 +230,11 @@ void gtp_tsvs_reset_values(void)
 {
 	u32 i;
 
-	for (i = 0; i < ntsv; i++)
+	for (i = 0; i < ntsv; i++) {
 		WRITE_ONCE(tsvs[i].value, tsvs[i].initial);
+		if (tsvs[i].agg)
+			gtp_agg_reset(tsvs[i].agg);
+	}
 }
 
 /**
@@ -195,21 +242,34 @@ void gtp_tsvs_reset_values(void)
  * @num: gdb's number
  * @initial: the value it starts each run with
  * @builtin_flag: gdb's "builtin" field, echoed back by qTfV
- * @name: without '$'; a built-in's name makes it that built-in
+ * @name: without '$'; a built-in's name makes it that built-in, an
+ *	aggregating one's ("hist_lat") allocates its per-CPU tables
  *
  * Context: process, while no probe runs (the header).
- * Return: 0, or -ENOSPC when GTP_MAX_TSV are defined.
+ * Return: 0, -ENOSPC when GTP_MAX_TSV are defined, -ENOMEM when an
+ * aggregating variable's tables cannot be allocated.
  */
 int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 {
 	struct gtp_tsv *v = gtp_tsv_find(num);
+	enum gtp_agg_kind kind = gtp_agg_kind_of(name);
+	struct gtp_agg *agg = NULL;
 
+	if (kind) {
+		agg = gtp_agg_alloc(kind, gtp_nr_cpus());
+		if (!agg)
+			return -ENOMEM;
+	}
 	if (!v) {
-		if (ntsv == GTP_MAX_TSV)
+		if (ntsv == GTP_MAX_TSV) {
+			gtp_agg_free(agg);
 			return -ENOSPC;
+		}
 		v = &tsvs[ntsv];
 		memset(v, 0, sizeof(*v));
 	}
+	gtp_agg_free(v->agg);	/* redefined: the new name decides */
+	v->agg = agg;
 	v->num = num;
 	v->initial = initial;
 	WRITE_ONCE(v->value, initial);

@@ -8,6 +8,7 @@
 
 #include "packets.h"
 #include "ax.h"
+#include "agg.h"
 
 /* Variables whose value is read at the hit, not stored ("$cpu_id"). */
 enum gtp_builtin_tsv {
@@ -37,6 +38,7 @@ struct gtp_tsv {
 	enum gtp_builtin_tsv builtin;
 	bool builtin_flag;	/* gdb's "builtin" field, echoed back */
 	char name[GTP_TSV_NAME];	/* without '$' */
+	struct gtp_agg *agg;	/* "$hist_X", "$count_X": setv adds here */
 };
 
 struct gtp_tsv *gtp_tsv_find(u32 num);
@@ -44,6 +46,7 @@ int gtp_tsv_get(u32 num, s64 *val);
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind);
+bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog);
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
 int gtp_tsv_format(u32 i, char *buf, size_t size);
 void gtp_tsvs_clear(void);

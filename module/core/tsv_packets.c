@@ -2,7 +2,8 @@
 /*
  * tsv_packets.c - the trace state variables' packets: QTDV defines one,
  * qTfV/qTsV hand the definitions back (gtp_tsv_format()), qTV reads a
- * value (from the selected frame if there is one, traceframe.c).  The
+ * value (from the selected frame if there is one, traceframe.c), qGtpAgg
+ * reads an aggregating variable's tables (agg.c).  The
  * store itself is tsv.c, below the probe path; these sit with the other
  * readers.
  */
@@ -17,6 +18,7 @@ static void pkt_qtdv(struct gtp_conn *gc, char *args)
 	u64 num, val, builtin;
 	const char *p = args;
 	size_t nhex;
+	int ret;
 
 	if (!(p = rsp_parse_hex(p, &num)) || *p++ != ':' ||
 	    !(p = rsp_parse_hex(p, &val)) || *p++ != ':' ||
@@ -37,7 +39,14 @@ static void pkt_qtdv(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
-	if (gtp_tsv_define(num, (s64)val, builtin, name)) {
+	ret = gtp_tsv_define(num, (s64)val, builtin, name);
+	if (ret == -ENOMEM) {
+		gtp_console(gc, "gtp: out of memory for the tables of $%s\n",
+			    name);
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (ret) {
 		gtp_console(gc, "gtp: too many trace state variables (at most %u)\n",
 			    GTP_MAX_TSV);
 		gtp_reply_error(gc, 1);
@@ -101,11 +110,137 @@ static void pkt_qtv(struct gtp_conn *gc, char *args)
 		gtp_replyf(gc, "V%llx", (unsigned long long)val);
 }
 
+/* qGtpAgg's signed numbers: hex with a '-' for negatives. */
+static void reply_shex(struct gtp_conn *gc, const char *pre, s64 v)
+{
+	gtp_replyf(gc, "%s%s%llx", pre, v < 0 ? "-" : "",
+		   v < 0 ? 0ULL - (u64)v : (u64)v);
+}
+
+static const char *parse_shex(const char *p, s64 *v)
+{
+	bool neg = *p == '-';
+	u64 u;
+
+	p = rsp_parse_hex(p + neg, &u);
+	if (p)
+		*v = neg ? (s64)(0ULL - u) : (s64)u;
+	return p;
+}
+
+/* Room one ";<key>=<count>" entry can take: '-', 16 + 16 hex digits. */
+#define AGG_ENTRY_MAX	36
+/* and the header and the end: "c;n:<16>;over:<16>;keys:<8>" ";l" */
+#define AGG_HEAD_MAX	64
+
+static void reply_agg_hist(struct gtp_conn *gc, const struct gtp_agg *agg)
+{
+	u64 buckets[GTP_AGG_NR_BUCKETS];
+	struct gtp_agg_sum sum;
+	int b;
+
+	gtp_agg_hist(agg, buckets, &sum);
+	gtp_replyf(gc, "h;n:%llx", (unsigned long long)sum.n);
+	reply_shex(gc, ";sum:", sum.sum);
+	reply_shex(gc, ";min:", sum.min);
+	reply_shex(gc, ";max:", sum.max);
+	/* at most GTP_AGG_NR_BUCKETS entries: always one page */
+	for (b = GTP_AGG_BUCKET_MIN; b <= GTP_AGG_BUCKET_MAX; b++) {
+		u64 n = buckets[b - GTP_AGG_BUCKET_MIN];
+
+		if (!n)
+			continue;
+		reply_shex(gc, ";", b);
+		gtp_replyf(gc, "=%llx", (unsigned long long)n);
+	}
+	gtp_reply(gc, ";l");
+}
+
+static void reply_agg_count(struct gtp_conn *gc, const struct gtp_agg *agg,
+			    bool after, s64 cursor)
+{
+	/* a page's entries: 16 bytes each, far fewer than scratch holds */
+	struct gtp_agg_entry *e = (struct gtp_agg_entry *)gc->scratch;
+	u32 max = (RSP_PKT_MAX - AGG_HEAD_MAX) / AGG_ENTRY_MAX;
+	struct gtp_agg_sum sum;
+	u32 i, n;
+	int more;
+
+	more = gtp_agg_count_page(agg, after, cursor, e, max, &n, &sum);
+	if (more < 0) {
+		gtp_console(gc, "gtp: qGtpAgg: out of memory\n");
+		gtp_reply_error(gc, 4);
+		return;
+	}
+	gtp_replyf(gc, "c;n:%llx;over:%llx;keys:%x",
+		   (unsigned long long)sum.n,
+		   (unsigned long long)sum.overflow, sum.nkeys);
+	for (i = 0; i < n; i++) {
+		reply_shex(gc, ";", e[i].key);
+		gtp_replyf(gc, "=%llx", (unsigned long long)e[i].count);
+	}
+	gtp_reply(gc, more ? ";m" : ";l");
+}
+
+/*
+ * qGtpAgg:<n>[:<key>] -> an aggregating variable's tables merged over the
+ * CPUs, while the trace runs or after (until QTinit):
+ *
+ *	h;n:<count>;sum:<s>;min:<s>;max:<s>[;<bucket>=<count>]...;l
+ *	c;n:<count>;over:<count>;keys:<nkeys>[;<key>=<count>]...;<l|m>
+ *
+ * Numbers are hex, <s> ones signed ('-' before the digits).  A histogram's
+ * non-empty buckets are numbered as summary.py's log2_bucket() (-1: the
+ * negatives, 0: zero, k: [2^(k-1), 2^k)), all in one reply.  A count
+ * table's keys come in ascending order, as many as fit; 'm' says more
+ * follow: ask again with the last key shown.  Errors: E01 malformed, E02
+ * no such variable, E03 not an aggregating one, E04 out of memory.
+ */
+static void pkt_qgtpagg(struct gtp_conn *gc, char *args)
+{
+	const struct gtp_tsv *v;
+	const char *p;
+	s64 cursor = 0;
+	bool after;
+	u64 num;
+
+	p = rsp_parse_hex(args, &num);
+	if (!p)
+		goto malformed;
+	after = *p == ':';
+	if (after && !(p = parse_shex(p + 1, &cursor)))
+		goto malformed;
+	if (*p)
+		goto malformed;
+	v = gtp_tsv_find(num);
+	if (!v) {
+		gtp_console(gc, "gtp: qGtpAgg: no trace state variable %llu\n",
+			    (unsigned long long)num);
+		gtp_reply_error(gc, 2);
+		return;
+	}
+	if (!v->agg) {
+		gtp_console(gc, "gtp: qGtpAgg: $%s does not aggregate (name it $hist_NAME or $count_NAME)\n",
+			    v->name);
+		gtp_reply_error(gc, 3);
+		return;
+	}
+	if (gtp_agg_kind(v->agg) == GTP_AGG_HIST)
+		reply_agg_hist(gc, v->agg);
+	else
+		reply_agg_count(gc, v->agg, after, cursor);
+	return;
+malformed:
+	gtp_console(gc, "gtp: malformed qGtpAgg packet\n");
+	gtp_reply_error(gc, 1);
+}
+
 static const struct gtp_pkt_handler tsv_handlers[] = {
 	{ "QTDV:", 0, pkt_qtdv },
 	{ "qTfV", GTP_PKT_EXACT, pkt_qtfv },
 	{ "qTsV", GTP_PKT_EXACT, pkt_qtsv },
 	{ "qTV:", 0, pkt_qtv },
+	{ "qGtpAgg:", 0, pkt_qgtpagg },
 	{ NULL },
 };
 

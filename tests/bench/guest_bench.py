@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The peer table of docs/benchmarks.md: gtp, the floors and its peers, one boot.
 
-    tests/vm/run --icount -- python3 tests/bench/guest_bench.py [N]
+    tests/vm/run --icount -- python3 tests/bench/guest_bench.py [N [SECTION...]]
+
+SECTIONs (default: all) run only those rows after the unprobed loop:
+floors, gtp, peers, agg, worst.
 
 With -icount shift=0,sleep=off -smp 1 the guest's TSC follows the number
 of instructions executed, so the figures repeat exactly from boot to boot.
@@ -20,6 +23,11 @@ Rows (table.py prints them, then the issue's targets as met / not met):
            true condition + collect x JIT / interpreter (jit=0)
   peers    bpftrace on the kprobe and the tracepoint, ftrace kprobe_event
            and event filters, LTTng (peers.py)
+  agg      in-kernel aggregation, no frames: a gtp entry probe (JIT) whose
+           only action feeds a $hist_ or a $count_ variable
+           (docs/histograms.md), against bpftrace's @ = hist(arg0) and
+           @[arg1 % 64] = count() on the same function, and the frame per
+           hit the frame-based gtp-hist needs
   worst    per-call distribution over 100 000 hits (worst.py)
 """
 import os
@@ -33,6 +41,7 @@ from guestlib import (REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, 
 from table import failed, render, row
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+SECTIONS = set(sys.argv[2:]) or {"floors", "gtp", "peers", "agg", "worst"}
 COND_TRUE = "2*counter1+3*counter2 > 0"
 COND_FALSE = "2*counter1+3*counter2 < 0"
 EXPR = "(2*counter1+3*counter2)"
@@ -165,6 +174,32 @@ def peer_rows(rows):
     rows.extend(peers.lttng_rows(loop))
 
 
+def agg_rows(rows, entry_params):
+    """Answers without frames: the kernel's tables against bpftrace's maps."""
+    reload_gtp(entry_params)
+    for key, var, value, what in (("agg_hist_jit", "$hist_b", "(long)counter1", "hist"),
+                                  ("agg_count_jit", "$count_b", "counter2 % 64",
+                                   "count, 64 keys")):
+        setup = ["tvariable " + var, "trace gtp_test_function", "actions",
+                 "teval %s = %s" % (var, value), "end"]
+        label = "gtp entry, teval %s = %s (%s, JIT)" % (var, value, what)
+        r = gdb_run(str(N), setup)
+        if r["frames"] is None:
+            rows.append(failed(key, label, "gdb: " + gdb_error(r["gdb"])))
+            continue
+        rows.append(row(key, label, cycles_per_call(r["out"]), r["frames"],
+                        r["created"] - r["frames"], note="aggregated in the kernel: no frames"))
+    # what the frame-based gtp-hist needs instead: a frame per hit
+    rows.append(gdb_row("agg_frames_jit", "gtp entry, collect counter1 (a frame per hit, JIT)",
+                        "trace gtp_test_function", "1", "counter1", None))
+    kp = "kprobe:gtp_test_function"
+    rows.append(peers.bpftrace_map("bpf_kp_hist", "bpftrace %s { @ = hist(arg0) }" % kp,
+                                   kp, "@ = hist(arg0);", loop, "agg_hist_jit"))
+    rows.append(peers.bpftrace_map("bpf_kp_count",
+                                   "bpftrace %s { @[arg1 %% 64] = count() }" % kp,
+                                   kp, "@[arg1 % 64] = count();", loop, "agg_count_jit"))
+
+
 def worst_rows(rows, entry_params):
     reload_gtp(entry_params)
     base = worst.unprobed("hist_unprobed", "per-call, unprobed (%d calls)" % worst.N_HITS)
@@ -185,22 +220,28 @@ def main():
     rows = Rows()
     rows.append(row("base", "unprobed loop", base))
 
-    rows.append(floor("floor_kprobe", "empty kprobe pre-handler, entry (floor)",
-                      "kprobe", "entry_false_jit"))
-    rows.append(floor("floor_kprobe_mid", "empty kprobe, mid-function (floor)",
-                      "kprobe-mid", "mid_false_jit"))
-    rows.append(floor("floor_ftrace", "empty ftrace_ops, entry (floor)",
-                      "ftrace", "entry_false_jit"))
-    rows.append(floor("floor_tp", "empty tracepoint probe (floor)", "tpprobe",
-                      "static_false_jit"))
+    if "floors" in SECTIONS:
+        rows.append(floor("floor_kprobe", "empty kprobe pre-handler, entry (floor)",
+                          "kprobe", "entry_false_jit"))
+        rows.append(floor("floor_kprobe_mid", "empty kprobe, mid-function (floor)",
+                          "kprobe-mid", "mid_false_jit"))
+        rows.append(floor("floor_ftrace", "empty ftrace_ops, entry (floor)",
+                          "ftrace", "entry_false_jit"))
+        rows.append(floor("floor_tp", "empty tracepoint probe (floor)", "tpprobe",
+                          "static_false_jit"))
     mid = mid_address()
 
     entry_params, attach = "", "kprobe attach"
     if os.path.exists(ENTRY_FTRACE):
         entry_params, attach = "entry_ftrace=1", "ftrace attach"
-    gtp_rows(rows, entry_params, attach, mid)
-    peer_rows(rows)
-    worst_rows(rows, entry_params)
+    if "gtp" in SECTIONS:
+        gtp_rows(rows, entry_params, attach, mid)
+    if "peers" in SECTIONS:
+        peer_rows(rows)
+    if "agg" in SECTIONS:
+        agg_rows(rows, entry_params)
+    if "worst" in SECTIONS:
+        worst_rows(rows, entry_params)
 
     header = ("Guest cycles per call, N=%d (per-call rows: %d), kernel %s, "
               "`-icount shift=0,sleep=off -smp 1`, one boot." %

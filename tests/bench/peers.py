@@ -47,11 +47,29 @@ def _wait_for(p, word, timeout):
 
 def bpftrace(key, label, probe, pred, loop, ref):
     """bpftrace counting the hits where pred holds: @c = count()."""
+    return _bpftrace(key, label, "%s /%s/ { @c = count(); }" % (probe, pred), loop, ref,
+                     lambda text: sum(int(n) for n in re.findall(r"@c: (\d+)", text)))
+
+
+def bpftrace_map(key, label, probe, action, loop, ref):
+    """bpftrace aggregating every hit into one map (action: `@ = hist(arg0);`,
+    `@[arg1 % 64] = count();`); the hits are the sum of what it printed."""
+    return _bpftrace(key, label, "%s { %s }" % (probe, action), loop, ref, _map_total)
+
+
+def _map_total(text):
+    """The counts of a printed map: `@[k]: N` lines, hist() rows."""
+    keyed = re.findall(r"^@\[[^\]]*\]: (\d+)$", text, re.M)
+    rows = re.findall(r"^[\[(][^|\n]*[\])]\s+(\d+) \|", text, re.M)
+    return sum(int(n) for n in keyed + rows)
+
+
+def _bpftrace(key, label, probe_prog, loop, ref, events):
     exe = shutil.which("bpftrace")
     if not exe:
         return failed(key, label, "bpftrace not installed", ref)
     # BEGIN fires once every probe is attached: measure after it.
-    prog = 'BEGIN { printf("gtp-ready\\n"); } %s /%s/ { @c = count(); }' % (probe, pred)
+    prog = 'BEGIN { printf("gtp-ready\\n"); } %s' % probe_prog
     p = subprocess.Popen([exe, "-B", "line", "-e", prog], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
@@ -67,9 +85,8 @@ def bpftrace(key, label, probe, pred, loop, ref):
         if p.poll() is None:
             p.kill()
             p.wait()
-    m = re.search(r"@c: (\d+)", text)
     lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text))
-    return row(key, label, cyc, int(m.group(1)) if m else 0, lost, ref)
+    return row(key, label, cyc, events(text), lost, ref)
 
 
 def _last(text):

@@ -18,7 +18,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 import tap  # noqa: E402
-from gtpctl import bridge, keys, remote, summary, tfile  # noqa: E402
+from gtpctl import agg, bridge, keys, remote, summary, tfile  # noqa: E402
 from gtpctl.trace import TraceError  # noqa: E402
 
 CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
@@ -191,6 +191,94 @@ def test_cli_errors_and_help():
     assert p.returncode == 1 and b"cannot read trace file" in p.stderr, p.stderr
     p = subprocess.run([CTL], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert p.returncode == 2, p.returncode
+
+
+class FakeAggTarget:
+    """Answers qTfV/qTsV and qGtpAgg as module/core/tsv_packets.c documents
+    them, pages of `page` keys; records what it was asked."""
+
+    def __init__(self, tables, page=3):
+        self.tables, self.page, self.asked = tables, page, []
+        self.names = list(tables)
+        self.next = 0
+
+    def _tsv(self):
+        if self.next >= len(self.names):
+            return "l"
+        name = self.names[self.next]
+        self.next += 1
+        return "%x:0:0:%s" % (self.next, name.encode().hex())
+
+    def send(self, pkt):
+        self.asked.append(pkt)
+        if pkt == "qTfV":
+            self.next = 0
+            return self._tsv()
+        if pkt == "qTsV":
+            return self._tsv()
+        parts = pkt.split(":")
+        num = int(parts[1], 16)
+        if num > len(self.names):
+            return "E02"
+        kind, counts, head = self.tables[self.names[num - 1]]
+        if kind.startswith("E"):
+            return kind
+
+        def shex(v):
+            return ("-%x" % -v) if v < 0 else "%x" % v
+        keys_ = sorted(counts)
+        if len(parts) == 3:
+            cur = -int(parts[2][1:], 16) if parts[2][0] == "-" else int(parts[2], 16)
+            keys_ = [k for k in keys_ if k > cur]
+        more = kind == "c" and len(keys_) > self.page
+        if kind == "c":
+            keys_ = keys_[:self.page]
+        body = "".join(";%s=%x" % (shex(k), counts[k]) for k in keys_)
+        return "%s;%s%s;%s" % (kind, head, body, "m" if more else "l")
+
+
+def test_agg_reads_every_page_and_prints_like_the_frames():
+    """gtp-hist $hist_X prints what gtp-hist prints of the same values."""
+    rnd = random.Random(31)
+    vals = [rnd.randrange(-50, 1 << rnd.randrange(1, 30)) for _ in range(500)]
+    buckets = {}
+    for v in vals:
+        buckets[summary.log2_bucket(v)] = buckets.get(summary.log2_bucket(v), 0) + 1
+    keys_ = {}
+    for v in vals:
+        keys_[v % 7 - 3] = keys_.get(v % 7 - 3, 0) + 1
+    fake = FakeAggTarget({
+        "plain": ("E03", {}, ""),
+        "hist_v": ("h", buckets, "n:%x;sum:%s;min:%s;max:%x" % (
+            len(vals), ("-%x" % -sum(vals)) if sum(vals) < 0 else "%x" % sum(vals),
+            "-%x" % -min(vals), max(vals))),
+        "count_k": ("c", keys_, "n:%x;over:2;keys:%x" % (len(vals) + 2, len(keys_))),
+    })
+    h = agg.read(fake.send, "hist_v")
+    assert (h.kind, h.n, h.sum, h.min, h.max) == ("h", len(vals), sum(vals), min(vals),
+                                                   max(vals))
+    col = summary.Collector()
+    for v in vals:
+        col.add(v)
+    text = agg.format_agg("gtp-hist", h)
+    assert text.split("\n", 1)[1] == summary.format_hist(col), text
+    c = agg.read(fake.send, "count_k")
+    assert c.counts == keys_ and c.overflow == 2 and c.nkeys == 7, c
+    # three pages of 3, 3, 1 keys; each next page asks after the last key
+    pages = [p for p in fake.asked if p.startswith("qGtpAgg:3")]
+    assert pages == ["qGtpAgg:3", "qGtpAgg:3:-1", "qGtpAgg:3:2"], pages
+    out = agg.format_agg("gtp-count", c, None)
+    assert "<overflow>" in out and out.rstrip().endswith(
+        "7 distinct key(s), %d value(s)" % (len(vals) + 2)), out
+    for name, why in (("count_none", "no trace state variable $count_none"),
+                      ("plain", "not an aggregating variable (E03)")):
+        try:
+            agg.read(fake.send, name)
+            raise AssertionError("read %s" % name)
+        except TraceError as e:
+            assert why in str(e), e
+    assert agg.agg_name("$hist_lat") == "hist_lat" and agg.agg_name("$hist_") is None
+    assert agg.agg_name("hist_lat") is None and agg.agg_name("$count_x ") == "count_x"
 
 
 if __name__ == "__main__":
