@@ -89,7 +89,7 @@ while $i < 14
     echo =s=
     info symbol $caller
   end
-  if $tracepoint == 2
+  if $tracepoint == 1 || $tracepoint == 2
     gtp-kstack
   end
   set $i = $i + 1
@@ -130,6 +130,9 @@ def check_callers(out, frames):
             # the unwinder's return address into the caller is $caller
             assert kst[0][1] == "gtp_test_function", (kst, out)
             assert kst[1][0] == caller, (kst, hex(caller), out)
+        if tp in (1, 2):
+            # gtp-kstack names it, after the stack or alone
+            assert len(kst) == 1 if tp == 1 else len(kst) > 2, (kst, out)
             assert kst[-1][0] == caller and \
                 kst[-1][1] == "%s+%d" % (sym, caller - ksym(sym, "gtp_test")), (kst, out)
     write = r"^gtp_test_(write|loop)$"
