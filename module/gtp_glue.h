@@ -29,6 +29,7 @@ void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled);
 struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
 				       struct pt_regs *regs);
 u32 gtp_kprobe_module_user(const struct module *mod);
+u64 gtp_kprobe_caller(const struct gtp_tp *tp, const struct pt_regs *regs);
 
 /*
  * ftrace_probe.c: a function-entry tracepoint carried by an ftrace_ops of
@@ -56,6 +57,7 @@ int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 /* kstack.c: "collect $kstack" (the host's ->kstack) */
 u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max);
+u64 gtp_kstack_caller(const struct pt_regs *regs);
 
 /*
  * What main.c hands a proc file beside /proc/gtp at init, so that the

@@ -39,11 +39,13 @@
 #include <linux/cpumask.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/uaccess.h>
 
 #include "gtp_glue.h"
 #include "collect.h"
 #include "trace.h"
 #include "static_tp.h"
+#include "ksym.h"
 
 struct gtp_kprobe {
 	struct kretprobe krp;	/* krp.kp alone for an entry probe */
@@ -84,6 +86,13 @@ static DEFINE_PER_CPU(struct gtp_kret_regs, gtp_kret_regs);
  * stack, where taking its address costs a stack-protector canary per hit.
  */
 static DEFINE_PER_CPU(struct ax_env, gtp_kp_env);
+
+/*
+ * What a return hook leaves on the stack in place of a return address:
+ * the kretprobe trampoline (rethook's on x86 since 5.19) and the function
+ * graph tracer's.  Found at init; 0 for one the kernel does not have.
+ */
+static unsigned long gtp_ret_hooks[2];
 
 /* Inlined: the entry probe's false-condition path is the hot one. */
 static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
@@ -154,6 +163,58 @@ struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
 	return regs;
 }
 NOKPROBE_SYMBOL(gtp_kprobe_unwind_regs);
+
+/**
+ * gtp_kprobe_caller() - "$caller": the return address into the caller
+ * @tp: the tracepoint hit
+ * @regs: the registers its condition and actions see
+ *
+ * At a function's entry, sp points at the return address the call pushed:
+ * a kprobe there (the int3 frame's sp; on the ftrace location the
+ * kernel's ftrace_regs_caller stores the sp from before the __fentry__
+ * call) and our own ftrace_ops (ftrace_caller stores the same sp with or
+ * without SAVE_REGS, so the lite carrier has it too).  At a return probe
+ * that word is gone (the function popped it; the kretprobe had replaced
+ * it by its trampoline), but the kernel set the return handler's ip back
+ * to the real return address.  Elsewhere in a function sp is anyone's
+ * guess, and a static tracepoint's caller is the event's: 0 for both.
+ *
+ * Context: probe (preemption off); the stack is read nofault.
+ * Return: the address, or 0.
+ */
+u64 gtp_kprobe_caller(const struct gtp_tp *tp, const struct pt_regs *regs)
+{
+	const struct gtp_kprobe *gk = tp->probe;
+	const struct pt_regs *live;
+	unsigned long ret;
+
+	if (tp->is_static || !gk)
+		return 0;
+	if (tp->at_return) {
+		live = this_cpu_read(gtp_kret_regs.live);
+		return live ? live->ip : 0;
+	}
+	/*
+	 * ftrace calls our ops at a function's entry only; a kprobe is there
+	 * when the kernel put it on the ftrace location.  (A notrace
+	 * function's first byte is an entry too, but nothing here tells it
+	 * from a mid-function address.)  The first hits of an ops may come
+	 * before gtp_fprobe_attach() returned: 0 for those.
+	 */
+	if (!(READ_ONCE(gk->fp) || (gk->krp.kp.flags & KPROBE_FLAG_FTRACE)) ||
+	    copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
+		return 0;
+	/*
+	 * A return probe on the same function (ours or anyone's) may have
+	 * run first and put its trampoline there: the unwinder knows the
+	 * real address.
+	 */
+	if (unlikely(ret && (ret == gtp_ret_hooks[0] ||
+				    ret == gtp_ret_hooks[1])))
+		return gtp_kstack_caller(regs);
+	return ret;
+}
+NOKPROBE_SYMBOL(gtp_kprobe_caller);
 
 /* The kernel's reason for refusing a kprobe, in words. */
 static const char *kprobe_refusal(int err)
@@ -338,8 +399,10 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 			ret = -ENODEV;
 			goto err_unregister;
 		}
+		/* before the first hit, which may read $caller */
+		tp->probe = gk;
 		if (!tp->at_return)
-			gk->fp = gtp_fprobe_attach(tp);
+			WRITE_ONCE(gk->fp, gtp_fprobe_attach(tp));
 		ret = gk->fp ? 0 : register_one(gk, tp);
 		if (ret) {
 			gtp_module_put(gk->mod);
@@ -356,7 +419,6 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 			gtp_krp_ptrs[gtp_nkrps++] = &gk->krp;
 		else
 			gtp_kp_ptrs[gtp_nkps++] = &gk->krp.kp;
-		tp->probe = gk;
 		gtp_nused = ++i;
 	}
 	return 0;
@@ -426,6 +488,8 @@ int gtp_kprobe_init(void)
 
 	if (ret)
 		return ret;
+	gtp_ret_hooks[0] = gtp_ksym_code("arch_rethook_trampoline");
+	gtp_ret_hooks[1] = gtp_ksym_code("return_to_handler");
 	gtp_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
 	if (!gtp_scratch) {
 		gtp_fprobe_exit();

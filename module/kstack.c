@@ -93,3 +93,20 @@ u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 }
 NOKPROBE_SYMBOL(gtp_kstack);
 
+/*
+ * The return address into the caller of the function whose entry @regs
+ * are, as the unwinder tells it: the unwinder puts back what a return
+ * hook (a kretprobe's trampoline, the function graph tracer's) replaced
+ * on the stack, as the second address of "$kstack" shows.  0 if none.
+ */
+u64 gtp_kstack_caller(const struct pt_regs *regs)
+{
+	unsigned long store[2];
+
+	/* unwind_start() takes no const; the walk only reads @regs */
+	if (save_regs((struct pt_regs *)regs, store, 2) != 2)
+		return 0;
+	return store[1];
+}
+NOKPROBE_SYMBOL(gtp_kstack_caller);
+

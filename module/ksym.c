@@ -91,6 +91,24 @@ unsigned long gtp_ksym(const char *name)
 }
 
 /**
+ * gtp_ksym_code - the address of kernel code, to compare with
+ * @name: as in /proc/kallsyms
+ *
+ * For code gtp recognizes (a return address that is a trampoline), never
+ * calls: nothing about IBT is checked, and code off limits to kprobes
+ * (the trampolines are) is found all the same.
+ *
+ * Context: process context (registers a kprobe; may sleep).
+ * Return: its address, or 0 when it does not exist.
+ */
+unsigned long gtp_ksym_code(const char *name)
+{
+	bool text;
+
+	return resolve(name, &text);
+}
+
+/**
  * gtp_kfunc - a non-exported kernel function gtp may call through a pointer
  * @name: as in /proc/kallsyms
  * @why:  set to the reason when the answer is NULL

@@ -5,6 +5,7 @@
 
 unsigned long gtp_ksym(const char *name);
 unsigned long gtp_ksym_func_start(unsigned long addr);
+unsigned long gtp_ksym_code(const char *name);
 void *gtp_kfunc(const char *name, const char **why);
 bool gtp_kaddr_visible(void);
 

@@ -296,6 +296,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.jit_unpin		= gtp_jit_unpin,
 	.kstack			= gtp_kstack,
 	.entry_reg		= gtp_entry_reg,
+	.caller			= gtp_kprobe_caller,
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 

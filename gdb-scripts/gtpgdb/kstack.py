@@ -11,17 +11,23 @@ names are whatever symbols gdb has: gtp-connect's kallsyms, a vmlinux with
 DWARF (then with source lines), a module's .ko.
 """
 import re
+from typing import Optional
 
 import gdb
 
 from gtpctl.abi import KSTACK_ADDR
 
 
-def _count():
-    """$kstack of the selected frame, or a GdbError saying why none."""
+def _selected() -> bool:
+    """Is a trace frame selected?"""
     tf = gdb.parse_and_eval("$trace_frame")
     # void until a trace was looked at, -1 when no frame is selected
-    if tf.type.code == gdb.TYPE_CODE_VOID or int(tf) < 0:
+    return tf.type.code != gdb.TYPE_CODE_VOID and int(tf) >= 0
+
+
+def _count():
+    """$kstack of the selected frame, or a GdbError saying why none."""
+    if not _selected():
         raise gdb.GdbError("gtp-kstack: no trace frame selected (tfind first)")
     err = ("gtp-kstack: this frame has no kernel stack: `tvariable $kstack`, "
            "then `collect $kstack` in the tracepoint's actions")
@@ -58,6 +64,19 @@ def symbolize(addr: int, ret: bool) -> str:
     return where
 
 
+def frame_caller() -> Optional[int]:
+    """$caller of the selected trace frame (the return address into the
+    traced function's caller, collected at its entry or return), or None:
+    not collected there, or 0 (gtp could not tell)."""
+    try:
+        v = gdb.parse_and_eval("$caller")
+        if v.type.code == gdb.TYPE_CODE_VOID:
+            return None
+        return (int(v) & (1 << 64) - 1) or None
+    except gdb.error:   # declared, not collected in this frame
+        return None
+
+
 def frame_stack() -> list[tuple[int, str]]:
     """[(addr, text)] of the selected trace frame's kernel stack."""
     n = _count()
@@ -78,7 +97,8 @@ class KStack(gdb.Command):
 Usage: gtp-kstack
 The tracepoint's actions must have `collect $kstack` (after `tvariable
 $kstack`).  Innermost first: at an entry probe the probed function, at a
-return probe ($kret) the caller it returned to."""
+return probe ($kret) the caller it returned to.  A collected `$caller`
+(`tvariable $caller`) is named after the stack, or alone without one."""
 
     def __init__(self) -> None:
         super().__init__("gtp-kstack", gdb.COMMAND_TRACEPOINTS)
@@ -86,11 +106,20 @@ return probe ($kret) the caller it returned to."""
     def invoke(self, arg: str, from_tty: bool) -> None:
         if arg.strip():
             raise gdb.GdbError("usage: gtp-kstack")
-        stack = frame_stack()
-        if not stack:
+        try:
+            stack = frame_stack()
+        except gdb.GdbError:
+            caller = frame_caller() if _selected() else None
+            if caller is None:
+                raise
+            stack = None    # no $kstack; a $caller to name
+        if stack == []:
             gdb.write("(no kernel stack: the unwinder found no frame)\n")
-        for i, (addr, where) in enumerate(stack):
+        for i, (addr, where) in enumerate(stack or []):
             gdb.write("#%-2d 0x%016x in %s\n" % (i, addr, where))
+        caller = frame_caller()
+        if caller is not None:
+            gdb.write("caller 0x%016x in %s\n" % (caller, symbolize(caller, True)))
 
 
 def register() -> None:

@@ -72,6 +72,59 @@
 #define gtp_softirq_depth()	(softirq_count() >> SOFTIRQ_SHIFT)
 
 /*
+ * $cgroup_id, $ns_pid, $ns_tgid: what bpf_get_current_cgroup_id(),
+ * task_pid_vnr() and task_tgid_vnr() give, read inline.  Those take
+ * rcu_read_lock() (a call on PREEMPT_RCU kernels) or are functions a
+ * probe could itself sit on; a probe runs with preemption off, which is
+ * an RCU read-side section already.  A task late in its exit may have
+ * detached its pids: 0 then.
+ */
+#include <linux/cgroup.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/signal.h>
+
+static __always_inline u64 gtp_cgroup_id(void)
+{
+#ifdef CONFIG_CGROUPS
+	/* task_css_set(): rcu_dereference_check(), preemption off is enough */
+	return cgroup_id(task_dfl_cgroup(current));
+#else
+	return 0;
+#endif
+}
+
+/*
+ * @pid's number in the namespace at @level (the task's own active pid
+ * namespace is the one at its thread pid's level: task_active_pid_ns()).
+ */
+static __always_inline int gtp_pid_nr_at(const struct pid *pid,
+					 unsigned int level)
+{
+	return pid && level <= READ_ONCE(pid->level) ?
+	       READ_ONCE(pid->numbers[level].nr) : 0;
+}
+
+static __always_inline int gtp_ns_pid(void)
+{
+	struct pid *pid = READ_ONCE(current->thread_pid);
+
+	return pid ? gtp_pid_nr_at(pid, pid->level) : 0;
+}
+
+static __always_inline int gtp_ns_tgid(void)
+{
+	struct pid *pid = READ_ONCE(current->thread_pid);
+	struct pid *tgid;
+
+	if (!pid)
+		return 0;
+	/* as __task_pid_nr_ns(current, PIDTYPE_TGID, NULL) reads it */
+	tgid = rcu_dereference_sched(current->signal->pids[PIDTYPE_TGID]);
+	return gtp_pid_nr_at(tgid, pid->level);
+}
+
+/*
  * Every allocation of the core and the JIT is counted (host.c), so that
  * the module parameter "allocations" shows that QTinit gives all of a
  * session's memory back (tests/e2e/test_faults.py).
@@ -327,6 +380,10 @@ static inline void atomic_long_add(long i, atomic_long_t *v)
 #define gtp_real_us()		(gtp_clock_ns(CLOCK_REALTIME) / 1000)
 #define gtp_hardirq_depth()	0
 #define gtp_softirq_depth()	0
+/* no cgroup of its own to name; the test's process is in no pid namespace */
+#define gtp_cgroup_id()		0
+#define gtp_ns_pid()		getpid()
+#define gtp_ns_tgid()		getpid()
 
 #define gtp_malloc(n)		malloc(n)
 #define gtp_zalloc(n)		calloc(1, (n))

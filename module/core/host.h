@@ -9,12 +9,14 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry but @kstack and @entry_reg is called from process context
- * under the packet lock, never from a probe: what a probe needs (clocks,
- * the CPU, the task) are plain kernel primitives and live in compat.h.  The kernel's unwinder
- * is not one a module may call by name (stack_trace_save_regs() is not
- * exported), hence a probe-context entry; the entry registers a task's
- * hit needs are the host's to record, hence the other.
+ * Every entry but @kstack, @entry_reg and @caller is called from process
+ * context under the packet lock, never from a probe: what a probe needs
+ * (clocks, the CPU, the task) are plain kernel primitives and live in
+ * compat.h.  The kernel's unwinder is not one a module may call by name
+ * (stack_trace_save_regs() is not exported), hence a probe-context entry;
+ * the entry registers a task's hit needs are the host's to record, hence
+ * another; and only the host knows how a hit was carried (an entry, a
+ * return), which $caller depends on, hence the third.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -64,6 +66,11 @@ struct gtp_conn;
  *	entered by the task now at @regs, into *@val.  -ENOENT if that entry
  *	was not recorded (it came before the trace started, or the host
  *	could not attach its recorder there).  No locks, no sleep.
+ * @caller: probe context ("$caller"): where the function the hit of @tp
+ *	is in returns to, the return address into its caller: at the
+ *	function's entry the word at @regs->sp, at a return probe the
+ *	address the kernel kept; 0 where the host cannot say (mid-function,
+ *	static tracepoints, an unreadable stack).  No locks, no sleep.
  * @sdata_fields: the $_sdata fields of the static tracepoint at marker
  *	@addr as "NAME:SIZE:s|u ..." into @buf (for the consumer's
  *	definitions); the length, or 0 if the marker or its names are gone.
@@ -89,6 +96,7 @@ struct gtp_host_ops {
 		      u64 *buf, u32 max);
 	int (*entry_reg)(const struct gtp_tp *tp, const struct pt_regs *regs,
 			 u32 dwreg, u64 *val);
+	u64 (*caller)(const struct gtp_tp *tp, const struct pt_regs *regs);
 
 	int (*sdata_fields)(u64 addr, char *buf, size_t size);
 };

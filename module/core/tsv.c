@@ -26,6 +26,7 @@
 #include "tracepoint.h"	/* tp->at_return */
 #include "run.h"
 #include "budget.h"
+#include "host.h"	/* $caller */
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
 static u32 ntsv;
@@ -43,6 +44,10 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_KSTACK]		= "kstack",
 	[GTP_TSV_CPU_BUDGET]		= "gtp_cpu_budget",
 	[GTP_TSV_BUDGET_STOP]		= "gtp_budget_stop",
+	[GTP_TSV_CGROUP_ID]		= "cgroup_id",
+	[GTP_TSV_NS_PID]		= "ns_pid",
+	[GTP_TSV_NS_TGID]		= "ns_tgid",
+	[GTP_TSV_CALLER]		= "caller",
 };
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
@@ -79,6 +84,12 @@ static s64 builtin_value(enum gtp_builtin_tsv kind)
 		return gtp_budget.pct;
 	case GTP_TSV_BUDGET_STOP:
 		return gtp_budget.stop;
+	case GTP_TSV_CGROUP_ID:
+		return gtp_cgroup_id();
+	case GTP_TSV_NS_PID:
+		return gtp_ns_pid();
+	case GTP_TSV_NS_TGID:
+		return gtp_ns_tgid();
 	default:
 		return 0;
 	}
@@ -113,7 +124,8 @@ int gtp_tsv_get(u32 num, s64 *val)
 
 /*
  * getv at a hit: $kret is the return value (rax) at a return probe's hit,
- * 0 anywhere else; the rest as gtp_tsv_get().
+ * 0 anywhere else; $caller is the host's to say (it knows how the hit was
+ * carried), 0 without registers; the rest as gtp_tsv_get().
  */
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 {
@@ -125,6 +137,11 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 	if (v->builtin == GTP_TSV_KRET) {
 		*val = tp && tp->at_return && env->regs ?
 		       (s64)gtp_reg_value(env->regs, 0) : 0;
+		return 0;
+	}
+	if (v->builtin == GTP_TSV_CALLER) {
+		*val = tp && env->regs ?
+		       (s64)gtp_host->caller(tp, env->regs) : 0;
 		return 0;
 	}
 	if (v->agg)

@@ -25,6 +25,10 @@ enum gtp_builtin_tsv {
 	GTP_TSV_KSTACK,		/* tracev records the kernel call stack */
 	GTP_TSV_CPU_BUDGET,	/* defined with a value: this session's budget */
 	GTP_TSV_BUDGET_STOP,	/* defined non-zero: a trip stops the trace */
+	GTP_TSV_CGROUP_ID,	/* the task's cgroup v2 id */
+	GTP_TSV_NS_PID,		/* pid and tgid in the task's pid ns */
+	GTP_TSV_NS_TGID,
+	GTP_TSV_CALLER,		/* where the function returns to */
 	GTP_TSV_NR_BUILTIN,
 };
 

@@ -838,6 +838,67 @@ static void test_kret_and_kstack(void **state)
 }
 
 /*
+ * The filter built-ins: $caller is the host's (user_trace.c: the word at
+ * sp, as at a kernel function's entry; 0 at a return probe or without
+ * registers), $ns_pid/$ns_tgid the task's in its pid namespace (here
+ * getpid()), $cgroup_id 0 in userspace.  Read as getv reads them in the
+ * interpreter and the JIT alike (ax_hook_getv(), gtp_tsv_get_hit()).
+ */
+static void test_filter_builtins(void **state)
+{
+	const u64 stack = 0xffffc90000a03e80ull;
+	const u64 caller = 0xffffffff81234567ull;
+	struct pt_regs regs = { .ip = ADDR + 1, .sp = stack };
+	struct ax_env env = { .regs = &regs };
+	s64 val;
+
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:63616c6c6572"), "OK");
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:6e735f706964"), "OK");
+	assert_string_equal(ask("QTDV:3:0000000000000000:0:6e735f74676964"),
+			    "OK");
+	assert_string_equal(ask("QTDV:4:0000000000000000:0:6367726f75705f6964"),
+			    "OK");
+	assert_string_equal(ask("QTDV:5:0000000000000000:0:6b726574"), "OK");
+	assert_int_equal(gtp_tsv_find(1)->builtin, GTP_TSV_CALLER);
+	assert_int_equal(gtp_tsv_find(2)->builtin, GTP_TSV_NS_PID);
+	assert_int_equal(gtp_tsv_find(3)->builtin, GTP_TSV_NS_TGID);
+	assert_int_equal(gtp_tsv_find(4)->builtin, GTP_TSV_CGROUP_ID);
+	/* 1: an entry tracepoint; 2: a return probe (teval $kret = 0) */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":X7,22002d00052927"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_int_equal(user_env_add_region(stack, &caller, 8), 0);
+
+	env.tp = gtp_tp_find(1, ADDR);
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &val), 0);
+	assert_true((u64)val == caller);
+	assert_int_equal(gtp_tsv_get_hit(2, &env, &val), 0);
+	assert_int_equal(val, getpid());
+	assert_int_equal(gtp_tsv_get_hit(3, &env, &val), 0);
+	assert_int_equal(val, getpid());
+	assert_int_equal(gtp_tsv_get_hit(4, &env, &val), 0);
+	assert_int_equal(val, 0);
+	/* an unreadable stack, no registers: 0, not an error */
+	regs.sp = stack + 4096;
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &val), 0);
+	assert_int_equal(val, 0);
+	regs.sp = stack;
+	env.regs = NULL;
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &val), 0);
+	assert_int_equal(val, 0);
+	env.regs = &regs;
+	/* a return probe: the user host keeps no return address */
+	env.tp = gtp_tp_find(2, 0xffffffffc0001700ull);
+	assert_true(((struct gtp_tp *)env.tp)->at_return);
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &val), 0);
+	assert_int_equal(val, 0);
+	/* read-only, as every built-in but $gtp_stop and $kret */
+	assert_int_equal(gtp_tsv_set(1, 1, 1), -EPERM);
+	assert_int_equal(gtp_tsv_set(4, 1, 1), -EPERM);
+}
+
+/*
  * Several locations of one tracepoint (an inline's sites): each frame's
  * registers are reported with its own location's mask, and a location
  * that collects no register still records its pc, which is how gdb tells
@@ -956,6 +1017,7 @@ int main(void)
 		T(test_stop_trigger),
 		T(test_tsv_packets),
 		T(test_kret_and_kstack),
+		T(test_filter_builtins),
 		T(test_locations_each_their_own),
 		T(test_entry_values),
 		T(test_run_and_frames),

@@ -76,6 +76,20 @@ static int user_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 	return 0;
 }
 
+/*
+ * "$caller": the word at sp, as at a kernel function's entry, for a test
+ * that points regs->sp at one; 0 for a return probe or with no sp.
+ */
+static u64 user_caller(const struct gtp_tp *tp, const struct pt_regs *regs)
+{
+	u64 ret;
+
+	if (tp->at_return || !regs->sp ||
+	    gtp_read_nofault(&ret, regs->sp, sizeof(ret)))
+		return 0;
+	return ret;
+}
+
 /* One made-up static event, so the consumer's definitions name fields. */
 static int user_sdata_fields(u64 addr, char *buf, size_t size)
 {
@@ -103,6 +117,7 @@ static const struct gtp_host_ops user_host = {
 	.jit_unpin		= user_env_unpin,
 	.kstack			= user_kstack,
 	.entry_reg		= user_entry_reg,
+	.caller			= user_caller,
 	.sdata_fields		= user_sdata_fields,
 };
 
