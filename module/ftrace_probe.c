@@ -5,9 +5,10 @@
  * "trace FUNC" gives the function's ftrace location (its __fentry__ call,
  * past endbr64 on IBT kernels).  A kprobe there is itself carried by
  * ftrace (KPROBES_ON_FTRACE), with every register saved and the kprobes
- * bookkeeping around the handler; an ftrace_ops of our own on that one ip
+ * bookkeeping around the handler; an ftrace_ops of our own on that ip
  * skips the bookkeeping and, when the tracepoint reads only what ftrace
- * saves anyway, the full register save too:
+ * saves anyway, the full register save too.  One ftrace_ops per flavour
+ * carries every entry tracepoint of that flavour:
  *
  *   lite  (no FTRACE_OPS_FL_SAVE_REGS): ftrace saves ax, cx, dx, si, di,
  *         r8, r9, bp, sp and ip.  Taken when the condition and actions
@@ -18,6 +19,23 @@
  *         wants SAVE_REGS, ftrace restores every register from it.)
  *   regs  (FTRACE_OPS_FL_SAVE_REGS): a complete pt_regs, as the kprobe
  *         gets; for "collect $regs", other registers, $kstack.
+ *
+ * One shared ops, not one per tracepoint: registering an ops patches its
+ * locations in one batch, and unregistering a dynamically allocated ops
+ * waits for RCU-tasks grace periods, which one ops per tracepoint pays
+ * once each, serially: minutes for a thousand functions.  Attaching
+ * (gtp_fprobe_attach()) only checks that ftrace takes the location and
+ * fixes the tracepoint's flavour; gtp_fprobe_arm() then puts every
+ * location into its flavour's filter at once and registers each ops,
+ * and gtp_fprobe_disarm() unregisters them (one wait each).  The
+ * callback finds the ip's tracepoints in a table sorted by ip, built
+ * before registering and read-only until the ops is unregistered
+ * (gtp_fp_lookup(); a one-location ops needs no search).  Several
+ * tracepoints on one ip run one after the other, newest first, each as
+ * its own ops would have (ftrace runs several ops on one ip newest
+ * first too): the test of tp->enabled, the busy count and the missed
+ * count stay per tracepoint.  A lite and a regs tracepoint on one ip
+ * are in the two ops, which ftrace runs regs first (registered last).
  *
  * Either way the hit runs the kprobe pre-handler's path
  * (gtp_tp_precheck(), gtp_tp_hit_held() / gtp_tp_hit_undecided()) with
@@ -36,16 +54,16 @@
  * A hit that interrupts or recurses into another is counted as missed, as
  * kprobes count theirs.  That is stricter than
  * ftrace_test_recursion_trylock() (which lets an irq's hit interrupt a
- * task's) and cheaper; our ops calls us for its one ip only, so its
+ * task's) and cheaper; our ops calls us for our own ips only, so its
  * recursion is exactly what the busy count catches.  The scratch and
  * environment are this file's own, so kprobe handlers (which may run
  * inside an ftrace hit, or the reverse) never share them.
  *
  * Detaching: unregister_ftrace_function() of an ops not in core kernel
  * data (ours, allocated) waits for every CPU to leave the callback and the
- * ops' trampoline (synchronize_rcu_tasks*), so the ops, the tracepoint and
- * this module's code can go afterwards.  If ftrace refuses (it shut
- * itself down), nothing is freed: gtp_fprobe_detach().
+ * ops' trampoline (synchronize_rcu_tasks*), so the ops, its table, the
+ * tracepoints and this module's code can go afterwards.  If ftrace
+ * refuses (it shut itself down), nothing is freed: gtp_fprobe_disarm().
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -53,6 +71,7 @@
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
 #include <asm/nops.h>
@@ -67,16 +86,46 @@ static bool entry_ftrace = true;
 module_param(entry_ftrace, bool, 0644);
 MODULE_PARM_DESC(entry_ftrace, "attach tracepoints at a function's entry through ftrace (0: always kprobes)");
 
+/* One entry tracepoint carried by ftrace. */
 struct gtp_fprobe {
-	struct ftrace_ops ops;
 	struct gtp_tp *tp;
+	struct gtp_fprobe *same;	/* the next to run on this ip */
 	unsigned long ip;	/* the ftrace location */
-	bool lite;		/* ops without SAVE_REGS */
+	bool lite;		/* in the ops without SAVE_REGS */
 	bool cond_pc;		/* the condition reads $pc */
+	bool armed;		/* its ops is registered */
+	bool leaked;		/* its ops could not be unregistered */
+	unsigned int seq;	/* attach order */
+	struct gtp_fprobe *next;	/* attached since the last disarm */
 	atomic_long_t missed;
 };
 
-/* What a leaked probe's callback sees (gtp_fprobe_detach()): disabled. */
+/* The tracepoints on one ip: @fp, then its ->same chain. */
+struct gtp_fp_loc {
+	unsigned long ip;
+	struct gtp_fprobe *fp;
+};
+
+/* The shared ops of one flavour; locs[] is read-only while registered. */
+struct gtp_fp_ops {
+	struct ftrace_ops ops;
+	unsigned int nlocs;
+	struct gtp_fp_loc locs[];	/* by ip */
+};
+
+/* Under gtp_mutex: what gtp_fprobe_arm() registers, and what it did. */
+static struct gtp_fprobe *gtp_fp_attached;	/* newest first */
+static unsigned int gtp_fp_nattached;
+static struct gtp_fp_ops *gtp_fp_ops[2];	/* [fp->lite] */
+
+/*
+ * Never registered: gtp_fprobe_attach() asks ftrace whether it takes a
+ * location by setting this ops' filter to it alone, which costs the same
+ * however many locations came before.
+ */
+static struct ftrace_ops gtp_fp_check_ops;
+
+/* What a leaked probe's callback sees (gtp_fprobe_disarm()): disabled. */
 static struct gtp_tp gtp_fprobe_dead_tp;
 
 static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
@@ -213,11 +262,10 @@ out:
 	live->ip = saved_ip;
 }
 
-static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *op,
-				  struct ftrace_regs *fregs)
+/* One tracepoint's hit, as when it had an ops of its own. */
+static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
+					   struct ftrace_regs *fregs)
 {
-	struct gtp_fprobe *fp = container_of(op, struct gtp_fprobe, ops);
 	struct gtp_tp *tp = READ_ONCE(fp->tp);
 	struct pt_regs *regs;
 	enum gtp_precheck pre;
@@ -241,6 +289,42 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 out:
 	__this_cpu_dec(gtp_fp_busy);
 	preempt_enable_notrace();
+}
+
+/*
+ * The first tracepoint on @ip.  An ops with one location is called for
+ * that ip only; otherwise a binary search of the sorted locations.
+ */
+static __always_inline struct gtp_fprobe *
+gtp_fp_lookup(const struct gtp_fp_ops *fo, unsigned long ip)
+{
+	unsigned int lo = 0, hi = fo->nlocs;
+
+	if (likely(hi == 1))
+		return fo->locs[0].fp;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (fo->locs[mid].ip < ip)
+			lo = mid + 1;
+		else if (fo->locs[mid].ip > ip)
+			hi = mid;
+		else
+			return fo->locs[mid].fp;
+	}
+	return NULL;
+}
+
+static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	struct gtp_fp_ops *fo = container_of(op, struct gtp_fp_ops, ops);
+	struct gtp_fprobe *fp = gtp_fp_lookup(fo, ip);
+
+	/* several tracepoints on one ip: each as its own ops would run */
+	for (; fp; fp = fp->same)
+		gtp_fprobe_run(fp, fregs);
 }
 
 /* A call or ftrace's 5-byte NOP at @addr: what ftrace keeps at a location. */
@@ -268,8 +352,8 @@ static bool is_location_insn(unsigned long addr)
  * IBT case checks that the endbr64 (or its NOP) is at @addr itself:
  * "trace *(FUNC + 1)" is mid-instruction, a kprobe's to refuse.
  */
-unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
-					unsigned long addr)
+static unsigned long filter_location(struct ftrace_ops *ops,
+				     unsigned long addr, int reset)
 {
 	u32 endbr;
 
@@ -277,88 +361,221 @@ unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
 	    !copy_from_kernel_nofault(&endbr, (void *)addr, sizeof(endbr)) &&
 	    (endbr == GTP_ENDBR64 || gtp_endbr_poison(endbr)) &&
 	    is_location_insn(addr + GTP_ENDBR64_SIZE) &&
-	    !ftrace_set_filter_ip(ops, addr + GTP_ENDBR64_SIZE, 0, 0))
+	    !ftrace_set_filter_ip(ops, addr + GTP_ENDBR64_SIZE, 0, reset))
 		return addr + GTP_ENDBR64_SIZE;
-	if (!is_location_insn(addr) || ftrace_set_filter_ip(ops, addr, 0, 0))
+	if (!is_location_insn(addr) ||
+	    ftrace_set_filter_ip(ops, addr, 0, reset))
 		return 0;
 	return addr;
+}
+
+unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
+					unsigned long addr)
+{
+	return filter_location(ops, addr, 0);
 }
 
 /**
  * gtp_fprobe_attach - carry @tp (an entry tracepoint) by ftrace if it can
  * @tp: enabled or not; not a return probe, not static
  *
- * Return: the attached probe, or NULL when ftrace cannot take it (not an
- * ftrace location, entry_ftrace=0, or ftrace refused): the caller then
- * uses a kprobe, which says why if it fails too.
+ * Nothing runs until gtp_fprobe_arm(), which may still fail: then
+ * gtp_fprobe_armed() says false, and the caller detaches and uses a kprobe.
+ *
+ * Return: the probe, or NULL when ftrace cannot take it (not an ftrace
+ * location, entry_ftrace=0): the caller then uses a kprobe, which says
+ * why if it fails too.
  */
 struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 {
-	unsigned long addr = (unsigned long)tp->addr, ip;
+	unsigned long ip;
 	struct gtp_fprobe *fp;
-	int ret;
 
+	lockdep_assert_held(&gtp_mutex);
 	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch)
+		return NULL;
+	ip = filter_location(&gtp_fp_check_ops, (unsigned long)tp->addr, 1);
+	if (!ip)
 		return NULL;
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
 	if (!fp)
 		return NULL;
 	fp->tp = tp;
+	fp->ip = ip;
 	fp->lite = gtp_fprobe_lite_ok(tp);
 	fp->cond_pc = tp->cond_pure && prog_reads_pc(tp->cond);
-	fp->ops.func = gtp_fprobe_cb;
-	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
-	fp->ops.flags = fp->lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
-	ip = gtp_ftrace_filter_location(&fp->ops, addr);
-	if (!ip) {
-		kfree(fp);
-		return NULL;
-	}
-	fp->ip = ip;
-	ret = register_ftrace_function(&fp->ops);
-	if (ret) {
-		ftrace_free_filter(&fp->ops);
-		pr_debug("ftrace refused 0x%lx (error %d), using a kprobe\n",
-			 ip, ret);
-		kfree(fp);
-		return NULL;
-	}
+	fp->seq = gtp_fp_nattached++;
+	fp->next = gtp_fp_attached;
+	gtp_fp_attached = fp;
 	return fp;
 }
 
+/* By ip; on one ip the newest first, as ftrace orders several ops. */
+static int fp_cmp(const void *a, const void *b)
+{
+	const struct gtp_fprobe *x = *(struct gtp_fprobe * const *)a;
+	const struct gtp_fprobe *y = *(struct gtp_fprobe * const *)b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return x->seq < y->seq ? 1 : -1;
+}
+
 /*
- * Detach (waits until no CPU runs the callback any more) and report the
- * hits that were not delivered.
+ * The ops for the @n probes @fps (sorted by fp_cmp()): its table and its
+ * filter, every location at once.  NULL when out of memory or refused.
+ */
+static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
+				       unsigned int n, bool lite)
+{
+	struct gtp_fp_ops *fo;
+	unsigned long *ips;
+	unsigned int i, nlocs = 0;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (!i || fps[i]->ip != fps[i - 1]->ip)
+			nlocs++;
+	fo = kzalloc(struct_size(fo, locs, nlocs), GFP_KERNEL);
+	ips = kmalloc_array(nlocs, sizeof(*ips), GFP_KERNEL);
+	if (!fo || !ips)
+		goto err;
+	for (i = 0; i < n; i++) {
+		struct gtp_fp_loc *loc = &fo->locs[fo->nlocs];
+
+		if (i && fps[i]->ip == fps[i - 1]->ip) {
+			fps[i - 1]->same = fps[i];
+			continue;
+		}
+		loc->ip = fps[i]->ip;
+		loc->fp = fps[i];
+		ips[fo->nlocs++] = loc->ip;
+	}
+	fo->ops.func = gtp_fprobe_cb;
+	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
+	fo->ops.flags = lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
+	ret = ftrace_set_filter_ips(&fo->ops, ips, nlocs, 0, 1);
+	kfree(ips);
+	ips = NULL;
+	if (ret)
+		goto err_filter;
+	ret = register_ftrace_function(&fo->ops);
+	if (ret)
+		goto err_filter;
+	for (i = 0; i < n; i++)
+		fps[i]->armed = true;
+	return fo;
+
+err_filter:
+	ftrace_free_filter(&fo->ops);
+	pr_debug("ftrace refused %u locations (error %d), using kprobes\n",
+		 nlocs, ret);
+err:
+	for (i = 0; i < n; i++)
+		fps[i]->same = NULL;
+	kfree(ips);
+	kfree(fo);
+	return NULL;
+}
+
+/**
+ * gtp_fprobe_arm - register the probes attached since the last disarm
+ *
+ * One ops per flavour, lite first: ftrace runs the ops registered last
+ * first, so on an ip with both a regs tracepoint goes before a lite one.
+ * A probe whose ops ftrace refused is not armed (gtp_fprobe_armed()).
+ */
+void gtp_fprobe_arm(void)
+{
+	struct gtp_fprobe **fps, *fp;
+	int lite;
+
+	lockdep_assert_held(&gtp_mutex);
+	if (!gtp_fp_nattached)
+		return;
+	fps = kvmalloc_array(gtp_fp_nattached, sizeof(*fps), GFP_KERNEL);
+	if (!fps)
+		return;
+	for (lite = 1; lite >= 0; lite--) {
+		unsigned int n = 0;
+
+		for (fp = gtp_fp_attached; fp; fp = fp->next)
+			if (fp->lite == lite)
+				fps[n++] = fp;
+		if (!n)
+			continue;
+		sort(fps, n, sizeof(*fps), fp_cmp, NULL);
+		gtp_fp_ops[lite] = fp_ops_build(fps, n, lite);
+	}
+	kvfree(fps);
+}
+
+bool gtp_fprobe_armed(const struct gtp_fprobe *fp)
+{
+	return fp->armed;
+}
+
+/*
+ * Unregister the ops (waits until no CPU runs the callback any more).
  *
  * unregister_ftrace_function() fails only when ftrace has shut itself
  * down after an internal error (ftrace_kill(): "ftrace failed to modify"
- * in the log).  The ops may then still be patched into a call site, and
+ * in the log).  The ops may then still be patched into call sites, and
  * nothing waited for the CPUs in its callback: freeing it could free
  * what a CPU is about to run, and a call site may still reach the ops'
- * trampoline, which calls our callback.  So the ops is left allocated (a
- * leak of one small object), its callback does nothing further (fp->tp
- * becomes a disabled tracepoint of its own), and gtptrace takes a
- * reference on itself that it never drops: it can no longer be unloaded
- * (until reboot), rather than free code ftrace may still call.  The log
- * says so.  (At gtptrace's own unload the reference comes too late: the
- * warning is all that is left to give.)
+ * trampoline, which calls our callback.  So the ops, its table and its
+ * probes are left allocated (a leak), its callback does nothing further
+ * (each fp->tp becomes a disabled tracepoint of its own), and gtptrace
+ * takes a reference on itself that it never drops: it can no longer be
+ * unloaded (until reboot), rather than free code ftrace may still call.
+ * The log says so.  (At gtptrace's own unload the reference comes too
+ * late: the warning is all that is left to give.)
  */
-u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
+static void fp_ops_destroy(struct gtp_fp_ops *fo)
 {
-	u64 missed;
+	struct gtp_fprobe *fp;
+	unsigned int i;
 	int ret;
 
-	ret = unregister_ftrace_function(&fp->ops);
-	missed = atomic_long_read(&fp->missed);
+	ret = unregister_ftrace_function(&fo->ops);
 	if (ret) {
-		pr_warn("ftrace refused to detach tracepoint %u at 0x%lx (error %d): its ftrace_ops is kept, and gtptrace stays loaded until reboot\n",
-			fp->tp->num, fp->ip, ret);
-		WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
+		pr_warn("ftrace refused to detach the ftrace_ops of %u locations, the first tracepoint %u at 0x%lx (error %d): it is kept, and gtptrace stays loaded until reboot\n",
+			fo->nlocs, fo->locs[0].fp->tp->num, fo->locs[0].ip,
+			ret);
+		for (i = 0; i < fo->nlocs; i++)
+			for (fp = fo->locs[i].fp; fp; fp = fp->same) {
+				WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
+				fp->leaked = true;
+			}
 		__module_get(THIS_MODULE);
-		return missed;
+		return;
 	}
-	ftrace_free_filter(&fp->ops);
-	kfree(fp);
+	ftrace_free_filter(&fo->ops);
+	kfree(fo);
+}
+
+/* Detach every probe: then gtp_fprobe_detach() each. */
+void gtp_fprobe_disarm(void)
+{
+	int lite;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (lite = 0; lite <= 1; lite++) {
+		if (gtp_fp_ops[lite])
+			fp_ops_destroy(gtp_fp_ops[lite]);
+		gtp_fp_ops[lite] = NULL;
+	}
+	gtp_fp_attached = NULL;
+	gtp_fp_nattached = 0;
+}
+
+/* After gtp_fprobe_disarm() (or an arm that refused @fp): its missed hits. */
+u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
+{
+	u64 missed = atomic_long_read(&fp->missed);
+
+	if (!fp->leaked)
+		kfree(fp);
 	return missed;
 }
 
@@ -382,6 +599,7 @@ int gtp_fprobe_init(void)
 /* After every probe is detached. */
 void gtp_fprobe_exit(void)
 {
+	ftrace_free_filter(&gtp_fp_check_ops);
 	vfree(gtp_fp_scratch);
 	gtp_fp_scratch = NULL;
 }

@@ -16,9 +16,11 @@
  * can then go away safely.
  *
  * An entry tracepoint (on a function's ftrace location, not a return
- * probe) is carried by an ftrace_ops of its own when ftrace takes it
- * (ftrace_probe.c, entry_ftrace=1, the default): the same hit path for
- * fewer cycles.  Where ftrace cannot, it is a kprobe as any other.
+ * probe) is carried by ftrace when ftrace takes it (ftrace_probe.c,
+ * entry_ftrace=1, the default): the same hit path for fewer cycles, all
+ * of them through one shared ftrace_ops per register flavour, registered
+ * after the kprobes and unregistered right after them.  Where ftrace
+ * cannot, it is a kprobe as any other.
  *
  * A location in a module's code pins that module from arm to disarm
  * (mod_pin.c): an ftrace_ops filters on an address, so without the pin
@@ -274,6 +276,7 @@ static void gtp_kprobes_unregister(void)
 		unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
 	if (gtp_nkrps)
 		unregister_kretprobes(gtp_krp_ptrs, gtp_nkrps);
+	gtp_fprobe_disarm();
 	for (i = 0; i < gtp_nused; i++) {
 		struct gtp_kprobe *gk = &gtp_kps[i];
 		struct kretprobe *rp = &gk->krp;
@@ -326,6 +329,41 @@ static int register_one(struct gtp_kprobe *gk, struct gtp_tp *tp)
 	rp->maxactive = clamp_t(int, 8 * num_possible_cpus(),
 				GTP_KRET_ACTIVE_MIN, GTP_KRET_ACTIVE_MAX);
 	return register_kretprobe(rp);
+}
+
+static void report_refusal(struct gtp_conn *gc, const struct gtp_tp *tp,
+			   int err)
+{
+	gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %s (error %d)\n",
+		    tp->at_return ? "return " : "", tp->num,
+		    (unsigned long long)tp->addr, refusal(tp, err), err);
+}
+
+/*
+ * Register the ftrace-carried probes at once; those ftrace then refuses
+ * become kprobes.  Their modules stay pinned from the first loop.
+ */
+static int arm_fprobes(struct gtp_conn *gc)
+{
+	unsigned int i;
+	int ret;
+
+	gtp_fprobe_arm();
+	for (i = 0; i < gtp_nused; i++) {
+		struct gtp_kprobe *gk = &gtp_kps[i];
+
+		if (!gk->fp || gtp_fprobe_armed(gk->fp))
+			continue;
+		gtp_fprobe_detach(gk->fp);
+		gk->fp = NULL;
+		ret = register_one(gk, gk->tp);
+		if (ret) {
+			report_refusal(gc, gk->tp, ret);
+			return ret;
+		}
+		gtp_kp_ptrs[gtp_nkps++] = &gk->krp.kp;
+	}
+	return 0;
 }
 
 static unsigned int count_kprobe_tps(void)
@@ -407,10 +445,7 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 		if (ret) {
 			gtp_module_put(gk->mod);
 			gk->mod = NULL;
-			gtp_console(gc, "gtp: %stracepoint %u at 0x%llx: %s (error %d)\n",
-				    tp->at_return ? "return " : "", tp->num,
-				    (unsigned long long)tp->addr,
-				    refusal(tp, ret), ret);
+			report_refusal(gc, tp, ret);
 			goto err_unregister;
 		}
 		if (gk->fp)
@@ -421,6 +456,9 @@ int gtp_kprobe_arm(struct gtp_conn *gc)
 			gtp_kp_ptrs[gtp_nkps++] = &gk->krp.kp;
 		gtp_nused = ++i;
 	}
+	ret = arm_fprobes(gc);
+	if (ret)
+		goto err_unregister;
 	return 0;
 
 err_unregister:
@@ -511,10 +549,15 @@ void gtp_kprobe_exit(void)
  * /sys/module/gtptrace/parameters/attached: how each location of the armed
  * trace is carried, one "NUM ADDR KIND" line each, KIND
  * being kprobe, kretprobe, ftrace (argument registers only), ftrace-regs
- * (all registers) or static.
+ * (all registers) or static.  A parameter is one page: past that (a
+ * hundred-odd locations), a last line "... N more".
  */
+#define GTP_ATTACHED_LINE	48	/* the longest "NUM ADDR KIND" line */
+#define GTP_ATTACHED_MORE	32	/* room kept for the last line */
+
 static int attached_get(char *buf, const struct kernel_param *kp)
 {
+	unsigned int more = 0;
 	struct gtp_tp *tp;
 	int len = 0;
 
@@ -534,10 +577,18 @@ static int attached_get(char *buf, const struct kernel_param *kp)
 			kind = gtp_fprobe_kind(gk->fp);
 		else
 			kind = tp->at_return ? "kretprobe" : "kprobe";
+		if (more ||
+		    len + GTP_ATTACHED_LINE > PAGE_SIZE - GTP_ATTACHED_MORE) {
+			more++;
+			continue;
+		}
 		len += scnprintf(buf + len, PAGE_SIZE - len, "%u 0x%llx %s\n",
 				 tp->num, (unsigned long long)tp->addr, kind);
 	}
 	mutex_unlock(&gtp_mutex);
+	if (more)
+		len += scnprintf(buf + len, PAGE_SIZE - len, "... %u more\n",
+				 more);
 	return len;
 }
 

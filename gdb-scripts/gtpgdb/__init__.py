@@ -29,6 +29,8 @@ registering its commands with register():
               function return -ERRNO, found in its machine code
   where.py    gtp-where: a trace frame's file:line, and the callers of
               inlined code
+  tracemany.py  gtp-trace-many: a tracepoint on each kernel function
+              whose name matches a regular expression
 """
 try:
     import gdb  # noqa: F401
@@ -39,8 +41,8 @@ except ImportError:
 
 if gdb is not None:
     from . import (collectable, connect, errsites, hist, kernsyms, kstack,
-                   module, static, vmlinux, where)
+                   module, static, tracemany, vmlinux, where)
 
     for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
-               collectable, errsites, where):
+               collectable, errsites, where, tracemany):
         _m.register()
