@@ -15,6 +15,7 @@ struct budget_cpu {
 	u32 gen;		/* the run it counts for (gtp_budget.gen) */
 	u64 start;		/* TSC at the start of this CPU's window */
 	u64 spent;		/* estimated probe ticks in it */
+	u32 samples;		/* timed hits in it */
 };
 static GTP_DEFINE_PER_CPU(struct budget_cpu, budget_cpu);
 
@@ -82,9 +83,20 @@ void gtp_budget_account(struct gtp_tp *tp, u64 t0)
 		c->gen = b->gen;
 		c->start = now;
 		c->spent = 0;
+		c->samples = 0;
 	}
-	c->spent += cost;
-	if (unlikely(c->spent > b->limit) && READ_ONCE(tp->enabled))
+	/*
+	 * One timed hit stands for GTP_BUDGET_EVERY: an interrupt, or a
+	 * hypervisor taking the CPU away, inside one would count that many
+	 * times.  So no sample counts for more than a 2048th of the window
+	 * (4 of them, at most, are a 10% budget), and the budget trips on
+	 * GTP_BUDGET_MIN_SAMPLES or more in one window, never on a few
+	 * slow hits of a tracepoint that is barely hit.
+	 */
+	c->spent += min(cost, (b->window >> 11) << GTP_BUDGET_SHIFT);
+	c->samples++;
+	if (unlikely(c->spent > b->limit) &&
+	    c->samples >= GTP_BUDGET_MIN_SAMPLES && READ_ONCE(tp->enabled))
 		trip(tp, c->spent);
 }
 

@@ -7,12 +7,13 @@
  * would cost more than a false condition itself, so each CPU times one
  * hit in GTP_BUDGET_EVERY, from the start of its condition to the end of
  * its frame (gtp_tp_precheck() to gtp_tp_hit_*()), and counts that time
- * GTP_BUDGET_EVERY times: every other hit pays one per-CPU increment and
+ * GTP_BUDGET_EVERY times: every other hit pays one per-CPU decrement and
  * a test.  Each tracepoint adds up its estimated cost (tp->cost, the
  * total in TSC ticks); each CPU adds up what all of them cost it in the
- * current second.  When that passes the budget (a percentage of one CPU),
- * the tracepoint being timed, the one that is statistically spending the
- * time, is disabled on every CPU (tp->enabled, as gdb's "disable" does),
+ * current second.  When that passes the budget (a percentage of one CPU)
+ * over at least GTP_BUDGET_MIN_SAMPLES timed hits, the tracepoint being
+ * timed, the one that is statistically spending the time, is disabled on
+ * every CPU (tp->enabled, as gdb's "disable" does),
  * or the whole trace stops, as configured; the first such trips are kept
  * for qTStatus, which gdb's tstatus shows as its trace notes or as the
  * error that stopped the trace.  Frames already collected stay.
@@ -36,6 +37,7 @@
 #define GTP_BUDGET_EVERY	(1u << GTP_BUDGET_SHIFT)
 #define GTP_BUDGET_DEFAULT	10	/* percent of one CPU, per second */
 #define GTP_BUDGET_MAX_TRIPS	4
+#define GTP_BUDGET_MIN_SAMPLES	16	/* timed hits in a window to trip */
 
 struct gtp_budget_trip {
 	u32 tp;			/* the tracepoint disabled (or that stopped it) */
