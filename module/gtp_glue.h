@@ -30,6 +30,7 @@ struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
 				       struct pt_regs *regs);
 u32 gtp_kprobe_module_user(const struct module *mod);
 u64 gtp_kprobe_caller(const struct gtp_tp *tp, const struct pt_regs *regs);
+u64 gtp_kprobe_kret_ns(const struct gtp_tp *tp);
 
 /*
  * ftrace_probe.c: a function-entry tracepoint carried by an ftrace_ops of

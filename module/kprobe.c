@@ -65,13 +65,21 @@ static u8 *gtp_scratch;		/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 
 /*
  * A return hit's registers: the entry's, with the return value in ax.
- * @live is what the kernel handed the return handler, for the unwinder.
- * Return handlers run with current_kprobe set, so they do not nest with
- * each other or with kprobe handlers on a CPU.
+ * @live is what the kernel handed the return handler, for the unwinder;
+ * @entry_ns when the call began, for $kret_ns.  Return handlers run with
+ * current_kprobe set, so they do not nest with each other or with kprobe
+ * handlers on a CPU.
  */
 struct gtp_kret_regs {
 	struct pt_regs regs;
 	struct pt_regs *live;
+	u64 entry_ns;
+};
+
+/* What the entry handler keeps in a kretprobe instance for its return. */
+struct gtp_kret_entry {
+	struct pt_regs regs;
+	u64 ns;
 };
 static DEFINE_PER_CPU(struct gtp_kret_regs, gtp_kret_regs);
 
@@ -125,10 +133,13 @@ static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(gtp_kprobe_pre);
 
-/* Keep the entry's registers for the return (the instance's data). */
+/* Keep the entry's registers and time for the return: the instance's data. */
 static int gtp_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	memcpy(ri->data, regs, sizeof(*regs));
+	struct gtp_kret_entry *e = (struct gtp_kret_entry *)ri->data;
+
+	memcpy(&e->regs, regs, sizeof(*regs));
+	e->ns = gtp_mono_ns();
 	return 0;
 }
 NOKPROBE_SYMBOL(gtp_kret_entry);
@@ -137,11 +148,13 @@ static int gtp_kret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gtp_kret_regs *kr = this_cpu_ptr(&gtp_kret_regs);
 	struct kretprobe *rp = get_kretprobe(ri);
+	const struct gtp_kret_entry *e = (struct gtp_kret_entry *)ri->data;
 
 	if (unlikely(!rp))
 		return 0;
-	memcpy(&kr->regs, ri->data, sizeof(kr->regs));
+	memcpy(&kr->regs, &e->regs, sizeof(kr->regs));
 	kr->regs.ax = regs->ax;
+	kr->entry_ns = e->ns;
 	kr->live = regs;
 	gtp_kprobe_run(container_of(rp, struct gtp_kprobe, krp)->tp,
 		       &kr->regs);
@@ -217,6 +230,24 @@ u64 gtp_kprobe_caller(const struct gtp_tp *tp, const struct pt_regs *regs)
 	return ret;
 }
 NOKPROBE_SYMBOL(gtp_kprobe_caller);
+
+/**
+ * gtp_kprobe_kret_ns() - "$kret_ns": how long the returning call took
+ * @tp: the tracepoint hit
+ *
+ * Return: at a return probe's hit, the nanoseconds since the kretprobe's
+ * entry handler ran for this call (the same clock as $clock); 0 at any
+ * other hit (an entry carries no time of its own).
+ */
+u64 gtp_kprobe_kret_ns(const struct gtp_tp *tp)
+{
+	const struct gtp_kret_regs *kr = this_cpu_ptr(&gtp_kret_regs);
+
+	if (!tp->at_return || !kr->live)
+		return 0;
+	return gtp_mono_ns() - kr->entry_ns;
+}
+NOKPROBE_SYMBOL(gtp_kprobe_kret_ns);
 
 /* The kernel's reason for refusing a kprobe, in words. */
 static const char *kprobe_refusal(int err)
@@ -325,7 +356,7 @@ static int register_one(struct gtp_kprobe *gk, struct gtp_tp *tp)
 	}
 	rp->entry_handler = gtp_kret_entry;
 	rp->handler = gtp_kret_ret;
-	rp->data_size = sizeof(struct pt_regs);
+	rp->data_size = sizeof(struct gtp_kret_entry);
 	rp->maxactive = clamp_t(int, 8 * num_possible_cpus(),
 				GTP_KRET_ACTIVE_MIN, GTP_KRET_ACTIVE_MAX);
 	return register_kretprobe(rp);

@@ -297,6 +297,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.kstack			= gtp_kstack,
 	.entry_reg		= gtp_entry_reg,
 	.caller			= gtp_kprobe_caller,
+	.kret_ns		= gtp_kprobe_kret_ns,
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 

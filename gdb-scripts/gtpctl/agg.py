@@ -22,6 +22,7 @@ from . import summary
 from .trace import TraceError
 
 Send = Callable[[str], str]
+KeyText = Callable[[int], str]
 
 PREFIXES = ("hist_", "count_")
 NAME_RE = re.compile(r"^\$((?:hist|count)_\w+)$")
@@ -112,8 +113,16 @@ def read(send: Send, name: str) -> Agg:
         pkt = "qGtpAgg:%x:%s%x" % (num, "-" if last < 0 else "", abs(last))
 
 
-def format_agg(cmd: str, agg: Agg, top: Optional[int] = 20) -> str:
-    """The header line and table, as gtp-hist/gtp-count print them."""
+def address(key: int) -> int:
+    """A count table's key as the kernel address it was: keys are signed
+    64-bit, so a kernel address ($caller, $pc) comes back negative."""
+    return key & ((1 << 64) - 1)
+
+
+def format_agg(cmd: str, agg: Agg, top: Optional[int] = 20,
+               key_text: Optional[KeyText] = None) -> str:
+    """The header line and table, as gtp-hist/gtp-count print them;
+    key_text names a count table's keys (--sym: kernel symbols)."""
     if agg.kind == "h":
         head = "%s $%s: %d value(s) aggregated in the kernel" % (cmd, agg.name, agg.n)
         if agg.n:
@@ -123,4 +132,5 @@ def format_agg(cmd: str, agg: Agg, top: Optional[int] = 20) -> str:
         cmd, agg.name, agg.n, agg.overflow)
     if agg.overflow:
         head += " (a CPU's table was full: at most 1024 keys per CPU)"
-    return head + "\n" + summary.format_key_counts(agg.counts, top, agg.n, agg.overflow)
+    return head + "\n" + summary.format_key_counts(agg.counts, top, agg.n, agg.overflow,
+                                                   key_text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import agg, keys, remote, source, summary
+from . import agg, keys, ksyms, remote, source, summary
 from .trace import Trace, TraceError
 
 EPILOG = keys.__doc__.split("\n", 2)[2]
@@ -82,7 +82,20 @@ def run_agg(args: argparse.Namespace) -> None:
     with remote.Remote(args.target) as rem:
         table = agg.read(rem.send, name)
     cmd = "gtp-hist" if table.kind == "h" else "gtp-count"
-    print(agg.format_agg(cmd, table, args.top or None), end="")
+    key_text = None
+    if args.sym:
+        if table.kind != "c":
+            raise TraceError("--sym names a count table's keys; $%s is a histogram" % name)
+        key_text = _symbol_text(ksyms.Kallsyms())
+    print(agg.format_agg(cmd, table, args.top or None, key_text), end="")
+
+
+def _symbol_text(syms: ksyms.Kallsyms) -> agg.KeyText:
+    """A key as `name+0xoff` from kallsyms, or its number where no
+    symbol covers it (a key that is no address)."""
+    def text(key: int) -> str:
+        return syms.name(agg.address(key)) or str(key)
+    return text
 
 
 def _common(p):
@@ -129,5 +142,8 @@ def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpForma
     p.add_argument("name", metavar="NAME", help="$hist_NAME or $count_NAME ('$' optional)")
     p.add_argument("--top", type=int, default=20, metavar="N",
                    help="count tables: show the N most frequent keys (default 20, 0: all)")
+    p.add_argument("--sym", action="store_true",
+                   help="count tables: show each key as the kernel symbol+offset it is the "
+                   "address of (from /proc/kallsyms), for keys such as $caller or $pc")
     remote.add_target_argument(p)
     p.set_defaults(func=run_agg)

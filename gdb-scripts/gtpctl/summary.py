@@ -264,12 +264,14 @@ OVERFLOW_LABEL = "<overflow>"
 
 
 def format_key_counts(counts: dict[Any, int], top: Optional[int], total: int,
-                      overflow: int = 0) -> str:
+                      overflow: int = 0,
+                      key_text: Optional[Callable[[Any], str]] = None) -> str:
     """format_count() of keys counted elsewhere (the kernel's $count_
     variables, agg.py); values whose key found the table full are their
-    own row, never dropped."""
+    own row, never dropped.  key_text names a key (a symbol for an
+    address) instead of its number."""
     rows, rest = order_counts(counts, top)
-    table = [("[%s]" % _key_text(k), n) for k, n in rows]
+    table = [("[%s]" % (key_text or _key_text)(k), n) for k, n in rows]
     if overflow:
         table.append((OVERFLOW_LABEL, overflow))
     lines = _table(table)

@@ -577,11 +577,16 @@ def _source(text: str) -> None:
         os.unlink(f.name)
 
 
-def set_actions(num: int, items: list[str]) -> list[tuple[str, str]]:
+def set_actions(num: int, items: list[str], raw: tuple[str, ...] = ()
+                ) -> list[tuple[str, str]]:
     """Give tracepoint num `collect ITEM` for each item gdb can collect
-    there; return [(item, why)] of those left out."""
+    there, then the action lines raw as they are; return [(item, why)] of
+    the items left out.  A raw line gdb refuses raises its gdb.error."""
     def attempt(keep):
-        _source("actions %d\n%send\n" % (num, "".join("collect %s\n" % i for i in keep)))
+        _source("actions %d\n%s%send\n" % (num, "".join("collect %s\n" % i for i in keep),
+                                           "".join("%s\n" % a for a in raw)))
+    if raw:
+        attempt([])     # the raw lines alone: their error is not an item's
     try:
         attempt(items)
         return []

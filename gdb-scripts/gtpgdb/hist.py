@@ -5,6 +5,8 @@
                           power-of-two (or linear) histogram of EXPR
   gtp-count KEYEXPR [if COND] [--tp N] [--top N]
                           frames per distinct value, most frequent first
+  gtp-count $count_NAME [--top N] [--sym]
+                          the kernel's counts; --sym names address keys
   gtp-stats EXPR [if COND] [--tp N]
                           count, min, max, mean, p50, p99
   $gtp_stat("EXPR", "WHAT"[, TP])
@@ -38,6 +40,8 @@ import gdb
 from gtpctl import agg, summary
 from gtpctl.trace import TraceError
 
+from . import kstack
+
 _UNAVAIL_RE = re.compile(r"not available|unavailable|Cannot access memory|"
                          r"value has been optimized out", re.I)
 
@@ -66,6 +70,20 @@ def _hist_parse(cmd, arg, opts):
     if not expr:
         raise gdb.GdbError("%s: no expression given" % cmd)
     return expr, cond, found
+
+
+def _flag(arg: str, name: str) -> tuple[str, bool]:
+    """arg without the word --name, and whether it was there."""
+    pat = re.compile(r"(?:^|\s)--%s(?=\s|$)" % name)
+    rest, n = pat.subn(" ", arg)
+    return rest, n > 0
+
+
+def _symbol(key: int) -> str:
+    """A count key as the kernel symbol+offset it is the address of
+    (gtp-kstack's names: whatever symbols gdb has), or its number."""
+    where = kstack.symbolize(agg.address(key), False)
+    return str(key) if where.startswith("??") else where
 
 
 def _int_opt(cmd, found, name):
@@ -278,23 +296,29 @@ class CountCmd(gdb.Command):
     """Frames per distinct value of an expression, most frequent first.
 
 Usage: gtp-count KEYEXPR [if COND] [--tp N] [--top N]
-       gtp-count $count_NAME [--top N]
+       gtp-count $count_NAME [--top N] [--sym]
 Shows the --top most frequent values (20 by default, 0 for all).  A
 $count_NAME variable's counts are read from the target as the kernel
-aggregated them, while the trace runs or after."""
+aggregated them, while the trace runs or after.  --sym shows its keys as
+the kernel symbols they are addresses in (func+off, as gtp-kstack names
+them): for keys such as $caller or $pc."""
 
     def __init__(self) -> None:
         super().__init__("gtp-count", gdb.COMMAND_TRACEPOINTS, gdb.COMPLETE_EXPRESSION)
 
     def invoke(self, arg: str, from_tty: bool) -> None:
+        arg, sym = _flag(arg, "sym")
         expr, cond, found = _hist_parse("gtp-count", arg, ("tp", "top"))
         tp = _int_opt("gtp-count", found, "tp")
         top = _int_opt("gtp-count", found, "top")
         live = _live_agg("gtp-count", expr, cond, found, ("top",))
+        if sym and live is None:
+            raise gdb.GdbError("gtp-count: --sym is for the keys of a $count_NAME variable")
         if live is not None:
             if live.kind != "c":
                 raise gdb.GdbError("gtp-count: %s is a histogram: use gtp-hist" % expr)
-            gdb.write(agg.format_agg("gtp-count", live, 20 if top is None else (top or None)))
+            gdb.write(agg.format_agg("gtp-count", live, 20 if top is None else (top or None),
+                                     _symbol if sym else None))
             return
         col, seen = hist_collect("gtp-count", expr, cond, tp)
         _hist_header("gtp-count", expr, cond, tp, col, seen)

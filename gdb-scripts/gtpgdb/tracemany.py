@@ -42,19 +42,20 @@ class Request(NamedTuple):
     cond: Optional[str]
     max: int
     collect: List[str]
+    actions: List[str]
 
 
 def parse(arg: str) -> Request:
-    """`[--max N] [-c EXPR]... REGEX [if COND]`: everything after the first
-    word `if` is the condition, as in `trace`."""
+    """`[--max N] [-c EXPR]... [-a ACTION]... REGEX [if COND]`: everything
+    after the first word `if` is the condition, as in `trace`."""
     m = re.match(r"(.*?)(?:\s+if\s+(.*))?$", arg.strip(), re.S)
     argv = gdb.string_to_argv(m.group(1))
     cond = m.group(2).strip() if m.group(2) else None
-    limit, collect, rx = DEFAULT_MAX, [], None
+    limit, collect, actions, rx = DEFAULT_MAX, [], [], None
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--max", "-c", "--collect") and i + 1 >= len(argv):
+        if a in ("--max", "-c", "--collect", "-a", "--action") and i + 1 >= len(argv):
             raise gdb.GdbError("gtp-trace-many: %s needs a value" % a)
         if a == "--max":
             if not argv[i + 1].isdigit():
@@ -64,15 +65,19 @@ def parse(arg: str) -> Request:
         elif a in ("-c", "--collect"):
             collect.append(argv[i + 1])
             i += 2
+        elif a in ("-a", "--action"):
+            actions.append(argv[i + 1])
+            i += 2
         elif rx is None:
             rx = a
             i += 1
         else:
             raise gdb.GdbError("gtp-trace-many: one REGEX only (%r, then %r)" % (rx, a))
     if rx is None:
-        raise gdb.GdbError("usage: gtp-trace-many [--max N] [-c EXPR]... REGEX [if COND]")
+        raise gdb.GdbError("usage: gtp-trace-many [--max N] [-c EXPR]... [-a ACTION]... "
+                           "REGEX [if COND]")
     try:
-        return Request(re.compile(rx), cond, limit, collect)
+        return Request(re.compile(rx), cond, limit, collect, actions)
     except re.error as e:
         raise gdb.GdbError("gtp-trace-many: %s: %s" % (rx, e))
 
@@ -147,11 +152,11 @@ def skip_reasons(names: Set[str], known: Set[str], ftrace: Optional[Set[str]],
     return out
 
 
-def _gdb_reason(e: gdb.error, cond: Optional[str]) -> str:
+def _gdb_reason(e: gdb.error, cond: Optional[str], what: str = "condition") -> str:
     msg = str(e).strip().splitlines()[-1] if str(e).strip() else "error"
     if re.match(r'Function ".*" not defined', msg):
         return "gdb has no such function"
-    return "gdb: %s" % (msg if not cond else "condition: " + msg)
+    return "gdb: %s" % (msg if not cond and what == "condition" else what + ": " + msg)
 
 
 def create(name: str, req: Request) -> int:
@@ -181,14 +186,16 @@ def summary(created: List[int], skipped: Dict[str, str], unchecked: List[str]) -
 class TraceMany(gdb.Command):
     """A tracepoint on each kernel function whose whole name matches REGEX.
 
-Usage: gtp-trace-many [--max N] [-c EXPR]... REGEX [if COND]
+Usage: gtp-trace-many [--max N] [-c EXPR]... [-a ACTION]... REGEX [if COND]
 REGEX: a Python regular expression matched against the whole name
 ("vfs_.*", "^(ksys|vfs)_(read|write)$"; ^ and $ change nothing), one word.
 Names come from the target's /proc/kallsyms.  Each function gets gdb's
 own `trace FUNC [if COND]`: COND is compiled against that function's own
 arguments.  -c EXPR (repeatable): each tracepoint collects EXPR where it
 compiles (`actions` takes one tracepoint number, so this is how many get
-the same actions).  Left out, and counted by reason: no symbol in kallsyms
+the same actions).  -a ACTION (repeatable, quoted): an action line as
+`actions` takes it (`-a 'teval $kret = 0'`), after the collects; a
+function where gdb refuses one is left out.  Left out, and counted by reason: no symbol in kallsyms
 (inlined), on the kprobe blacklist, notrace (not in ftrace's
 available_filter_functions), and what gdb's `trace` refuses (COND does not
 compile there).  More than --max N (default 2000) left is refused before
@@ -229,8 +236,16 @@ anything is created; a REGEX that matches nothing is an error."""
                 except gdb.error as e:
                     skipped[n] = _gdb_reason(e, req.cond)
                     continue
+                try:
+                    dropped = (errsites.set_actions(num, req.collect, tuple(req.actions))
+                               if req.collect or req.actions else [])
+                except gdb.error as e:
+                    # an -a line gdb refuses here: no tracepoint without its actions
+                    gdb.execute("delete %d" % num, to_string=True)
+                    skipped[n] = _gdb_reason(e, req.cond, "action")
+                    continue
                 created.append(num)
-                for item, why in (errsites.set_actions(num, req.collect) if req.collect else []):
+                for item, why in dropped:
                     gdb.write("tracepoint %d (%s): collect %s left out: %s\n" % (num, n, item, why))
         finally:
             gdb.execute("set breakpoint pending %s" % {True: "on", False: "off"}.get(

@@ -9,14 +9,15 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry but @kstack, @entry_reg and @caller is called from process
- * context under the packet lock, never from a probe: what a probe needs
+ * Every entry but @kstack, @entry_reg, @caller and @kret_ns is called from
+ * process context under the packet lock, never from a probe: what a probe
+ * needs
  * (clocks, the CPU, the task) are plain kernel primitives and live in
  * compat.h.  The kernel's unwinder is not one a module may call by name
  * (stack_trace_save_regs() is not exported), hence a probe-context entry;
  * the entry registers a task's hit needs are the host's to record, hence
  * another; and only the host knows how a hit was carried (an entry, a
- * return), which $caller depends on, hence the third.
+ * return), which $caller and $kret_ns depend on, hence the last two.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -71,6 +72,9 @@ struct gtp_conn;
  *	function's entry the word at @regs->sp, at a return probe the
  *	address the kernel kept; 0 where the host cannot say (mid-function,
  *	static tracepoints, an unreadable stack).  No locks, no sleep.
+ * @kret_ns: probe context ("$kret_ns"): at a return probe's hit of @tp,
+ *	the nanoseconds (gtp_mono_ns(), $clock's clock) since the call that
+ *	is returning was entered; 0 at any other hit.  No locks, no sleep.
  * @sdata_fields: the $_sdata fields of the static tracepoint at marker
  *	@addr as "NAME:SIZE:s|u ..." into @buf (for the consumer's
  *	definitions); the length, or 0 if the marker or its names are gone.
@@ -97,6 +101,7 @@ struct gtp_host_ops {
 	int (*entry_reg)(const struct gtp_tp *tp, const struct pt_regs *regs,
 			 u32 dwreg, u64 *val);
 	u64 (*caller)(const struct gtp_tp *tp, const struct pt_regs *regs);
+	u64 (*kret_ns)(const struct gtp_tp *tp);
 
 	int (*sdata_fields)(u64 addr, char *buf, size_t size);
 };

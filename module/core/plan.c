@@ -143,7 +143,9 @@ void gtp_tp_plan(struct gtp_tp *tp)
  * A frame would say only that @tp was hit when every action is an
  * expression that records nothing: if they all feed aggregating variables
  * (and set no other), the hit's effect is in those tables and a frame is
- * not written at all (hits are still counted, the pass count holds).
+ * not written at all (hits are still counted, the pass count holds).  The
+ * mark of a return probe ("teval $kret = 0") has no effect at a hit, so
+ * it does not stop a return probe from feeding only aggregates.
  */
 static bool tp_feeds_aggs_only(const struct gtp_tp *tp)
 {
@@ -159,8 +161,11 @@ static bool tp_feeds_aggs_only(const struct gtp_tp *tp)
 			return false;
 		if (a->noop)
 			continue;
-		if (!prog_records_nothing(a->prog) ||
-		    !gtp_prog_feeds_aggs_only(a->prog))
+		if (!prog_records_nothing(a->prog))
+			return false;
+		if (gtp_prog_marks_kret_only(a->prog))
+			continue;
+		if (!gtp_prog_feeds_aggs_only(a->prog))
 			return false;
 		any = true;
 	}

@@ -48,6 +48,7 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_NS_PID]		= "ns_pid",
 	[GTP_TSV_NS_TGID]		= "ns_tgid",
 	[GTP_TSV_CALLER]		= "caller",
+	[GTP_TSV_KRET_NS]		= "kret_ns",
 };
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
@@ -125,7 +126,8 @@ int gtp_tsv_get(u32 num, s64 *val)
 /*
  * getv at a hit: $kret is the return value (rax) at a return probe's hit,
  * 0 anywhere else; $caller is the host's to say (it knows how the hit was
- * carried), 0 without registers; the rest as gtp_tsv_get().
+ * carried), 0 without registers, and so is $kret_ns (the host times the
+ * call from its entry); the rest as gtp_tsv_get().
  */
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 {
@@ -142,6 +144,10 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 	if (v->builtin == GTP_TSV_CALLER) {
 		*val = tp && env->regs ?
 		       (s64)gtp_host->caller(tp, env->regs) : 0;
+		return 0;
+	}
+	if (v->builtin == GTP_TSV_KRET_NS) {
+		*val = tp && tp->at_return ? (s64)gtp_host->kret_ns(tp) : 0;
 		return 0;
 	}
 	if (v->agg)
@@ -172,7 +178,9 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 
 /*
  * Does @prog setv aggregating variables and no other?  Then what it does
- * at a hit needs no frame (plan.c), if it also records nothing.
+ * at a hit needs no frame (plan.c), if it also records nothing.  $kret
+ * does not count either way: setting it only marks a return probe
+ * (gtp_tsv_set() does nothing with the value).
  */
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
 {
@@ -185,7 +193,31 @@ bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
 		if (prog->insns[i].op != AX_SETV)
 			continue;
 		v = gtp_tsv_find(prog->insns[i].imm);
+		if (v && v->builtin == GTP_TSV_KRET)
+			continue;
 		if (!v || !v->agg)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * Does @prog setv $kret and no other variable ("teval $kret = 0")?  Then
+ * it only marks a return probe and does nothing at a hit.
+ */
+bool gtp_prog_marks_kret_only(const struct ax_prog *prog)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct gtp_tsv *v;
+
+		if (prog->insns[i].op != AX_SETV)
+			continue;
+		v = gtp_tsv_find(prog->insns[i].imm);
+		if (!v || v->builtin != GTP_TSV_KRET)
 			return false;
 		any = true;
 	}

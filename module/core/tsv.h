@@ -29,6 +29,7 @@ enum gtp_builtin_tsv {
 	GTP_TSV_NS_PID,		/* pid and tgid in the task's pid ns */
 	GTP_TSV_NS_TGID,
 	GTP_TSV_CALLER,		/* where the function returns to */
+	GTP_TSV_KRET_NS,	/* at a return: ns since the call's entry */
 	GTP_TSV_NR_BUILTIN,
 };
 
@@ -51,6 +52,7 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind);
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog);
+bool gtp_prog_marks_kret_only(const struct ax_prog *prog);
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
 int gtp_tsv_format(u32 i, char *buf, size_t size);
 void gtp_tsvs_clear(void);

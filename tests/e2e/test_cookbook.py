@@ -29,11 +29,13 @@ computed from what the actors did (their pids, sizes, paths).
 """
 import os
 import re
+import socket
 
 from actors import Actors
 from btflib import BAD as BTF_BAD, HEAD, vmlinux_btf
 from cookbook import recipe
-from gtplib import expect, expect_not, gdb_script, reset_target, leaves_target_clean
+from gtplib import expect, expect_not, gdb_script, reset_target, leaves_target_clean, sh
+from test_filters import cgroup2_root
 
 # A recipe must evaluate every expression it prints (no "No symbol"), and
 # its actors must all say done within gdb's shell line.
@@ -235,3 +237,71 @@ def test_slow_calls_timed_with_clock():
     assert len(took) == 2 and all(500 <= t < 5000 for t in took), out
     # 5 entries (empty frames) and 2 slow returns
     expect(out, r"^Collected 7 trace frames\.$")
+
+
+def agg_rows(out):
+    """[(key text, count)] of the tables gtp-count and gtp-hist print."""
+    return [(k, int(n)) for k, n in re.findall(r"^[\[(]([^\])]*)[\])]\s+(\d+) \|", out, re.M)]
+
+
+@leaves_target_clean
+def test_callers_that_drop_packets():
+    """Datagrams to a closed port on loopback: UDP's receive path finds no
+    socket and drops each, so its call site leads the callers the kernel
+    counted for the drop function, named by gtp-count --sym; no frame."""
+    fn = first_function("sk_skb_reason_drop", "kfree_skb_reason")
+    n = 40
+    sh("ip link set lo up")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]       # closed again when the test sends
+    sender = ("shell python3 -c \"import socket; s = socket.socket(socket.AF_INET, "
+              "socket.SOCK_DGRAM); [s.sendto(b'x', ('127.0.0.1', %d)) for _ in range(%d)]\""
+              % (port, n))
+    out = session("Which callers drop the most packets", {"kfree_skb_reason": fn}, sender)
+    rows = agg_rows(out)
+    total = int(expect(out, r"^gtp-count \$count_callers: (\d+) value\(s\) aggregated in the "
+                       r"kernel, 0 overflowed$").group(1))
+    more = re.search(r"^\.\.\. \d+ more key\(s\) with (\d+) value\(s\) not shown", out, re.M)
+    assert total == sum(c for _, c in rows) + int(more.group(1) if more else 0), out
+    assert total >= n, out
+    # UDP's receive path: __udp4_lib_rcv(), or udp_rcv() where it is inlined
+    udp = [(k, c) for k, c in rows if re.match(r"(__udp4_lib_rcv|udp_rcv)\+\d+$", k)]
+    assert udp and max(c for _, c in udp) >= n, out
+    # every key is named: each is a return address into the kernel
+    assert all(re.match(r"[A-Za-z_][\w.]*\+\d+( \[\w+\])?$", k) for k, _ in rows), out
+    expect(out, r"^Collected 0 trace frames\.$")
+
+
+@leaves_target_clean
+def test_vfs_latency_of_one_cgroup():
+    """Return probes on vfs_read and vfs_write with $kret_ns into a
+    $hist_ variable, for one cgroup: a dd of N blocks inside it makes N
+    reads and N writes (and the few of its start and its report); a dd
+    of 5 N outside is not counted.  Every latency is above 0 ns."""
+    n = 300
+    root, mounted = cgroup2_root()
+    cg = os.path.join(root, "gtp-cookbook-%d" % os.getpid())
+    os.mkdir(cg)
+    try:
+        dd = "dd if=/dev/zero of=/dev/null bs=512 count=%d 2>/dev/null"
+        work = ("shell %s\nshell sh -c 'echo $$ > %s/cgroup.procs && exec %s'"
+                % (dd % (5 * n), cg, dd % n))
+        out = session("Latency histogram of one container's vfs calls",
+                      {"ID": os.stat(cg).st_ino}, work)
+    finally:
+        os.rmdir(cg)      # its shell has exited
+        if mounted:
+            sh("umount %s" % root)
+            os.rmdir(root)
+    expect(out, r"^gtp-trace-many: created 2, ")
+    m = expect(out, r"^gtp-hist \$hist_lat: (\d+) value\(s\) aggregated in the kernel, "
+               r"sum (\d+), min (-?\d+), max (-?\d+)$")
+    total, lo, hi = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    assert 2 * n <= total <= 2 * n + 64, out
+    assert 0 < lo <= hi < 10 * 10**9, out
+    rows = agg_rows(out)
+    assert sum(c for _, c in rows) == total, out
+    # log2 buckets "[1]", "[2, 4)"...: none for 0 or below
+    assert all(re.match(r"[1-9]\d*[KMG]?(, \d+[KMG]?)?$", k) for k, _ in rows), out
+    expect(out, r"^Collected 0 trace frames\.$")

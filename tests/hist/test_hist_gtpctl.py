@@ -281,5 +281,31 @@ def test_agg_reads_every_page_and_prints_like_the_frames():
     assert agg.agg_name("hist_lat") is None and agg.agg_name("$count_x ") == "count_x"
 
 
+def test_agg_keys_as_symbols():
+    """`gtp-ctl agg --sym`: a key that is a kernel address (negative, as
+    the target's signed keys come) is named symbol+offset from kallsyms;
+    a key no symbol covers stays a number; the counts are the same."""
+    from gtpctl import cmd_summary, ksyms
+    with tempfile.NamedTemporaryFile("w", suffix=".kallsyms", delete=False) as f:
+        f.write("ffffffff818bc140 T __udp4_lib_rcv\n"
+                "ffffffff818bd260 T udp_rcv\n"
+                "ffffffffc0001000 t gtp_test_function\t[gtp_test]\n")
+    try:
+        text = cmd_summary._symbol_text(ksyms.Kallsyms(f.name))
+    finally:
+        os.unlink(f.name)
+    udp = 0xffffffff818bc140 + 0x84 - (1 << 64)
+    counts = {udp: 40, 0xffffffff818bd260 + 7 - (1 << 64): 2,
+              0xffffffffc0001000 - (1 << 64): 1, 5: 3}
+    assert agg.address(udp) == 0xffffffff818bc1c4
+    c = agg.Agg(name="count_callers", kind="c", n=46, nkeys=4, counts=counts)
+    out = agg.format_agg("gtp-count", c, None, text)
+    rows = [ln.split("|")[0].split() for ln in out.splitlines()[1:5]]
+    assert rows == [["[__udp4_lib_rcv+0x84]", "40"], ["[5]", "3"], ["[udp_rcv+0x7]", "2"],
+                    ["[gtp_test:gtp_test_function+0x0]", "1"]], out
+    plain = agg.format_agg("gtp-count", c, None)
+    assert "[%d]" % udp in plain and "udp4" not in plain, plain
+
+
 if __name__ == "__main__":
     sys.exit(tap.main(globals()))

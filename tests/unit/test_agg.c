@@ -201,10 +201,14 @@ static void test_count_paging(void **state)
 /* "teval $<tsv> = $rdi": reg 5, setv <tsv>, pop, end. */
 #define SETV_RDI(tsv)	"X8,260005" "2d000" #tsv "2927"
 
-/* hex of "hist_lat", "count_who", "plain" */
+/* hex of "hist_lat", "count_who", "plain", "kret" */
 #define HIST_LAT	"686973745f6c6174"
 #define COUNT_WHO	"636f756e745f77686f"
 #define PLAIN		"706c61696e"
+#define KRET		"6b726574"
+
+/* "teval $<tsv> = 0": const8 0, setv <tsv>, pop, end. */
+#define SETV_0(tsv)	"X7,22002d000" #tsv "2927"
 
 static u64 hexfield(const char *status, const char *name)
 {
@@ -232,6 +236,16 @@ static void test_packets(void **state)
 	assert_string_equal(ask("QTDV:1:0:0:" HIST_LAT), "OK");
 	assert_string_equal(ask("QTDV:2:0:0:" COUNT_WHO), "OK");
 	assert_string_equal(ask("QTDV:3:0:0:" PLAIN), "OK");
+	assert_string_equal(ask("QTDV:4:0:0:" KRET), "OK");
+	/*
+	 * 3 is a return probe feeding an aggregate: its $kret mark is no
+	 * effect that needs a frame; 4, the mark alone, writes its frames
+	 */
+	assert_string_equal(ask("QTDP:3:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-3:" ADDR16 ":" SETV_RDI(1)
+				SETV_0(4)), "OK");
+	assert_string_equal(ask("QTDP:4:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-4:" ADDR16 ":" SETV_0(4)), "OK");
 	/* 1 feeds aggregates only; 2 also sets an ordinary variable */
 	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
 	assert_string_equal(ask("QTDP:-1:" ADDR16 ":" SETV_RDI(1)
@@ -244,6 +258,9 @@ static void test_packets(void **state)
 	tp2 = gtp_tp_find(2, ADDR);
 	assert_true(tp1->agg_only);
 	assert_false(tp2->agg_only);
+	assert_true(gtp_tp_find(3, ADDR)->at_return);
+	assert_true(gtp_tp_find(3, ADDR)->agg_only);
+	assert_false(gtp_tp_find(4, ADDR)->agg_only);
 	assert_false(hit(tp1, 3));
 	assert_false(hit(tp1, 4));
 	assert_true(hit(tp2, 5));

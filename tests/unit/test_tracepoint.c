@@ -841,7 +841,8 @@ static void test_kret_and_kstack(void **state)
  * The filter built-ins: $caller is the host's (user_trace.c: the word at
  * sp, as at a kernel function's entry; 0 at a return probe or without
  * registers), $ns_pid/$ns_tgid the task's in its pid namespace (here
- * getpid()), $cgroup_id 0 in userspace.  Read as getv reads them in the
+ * getpid()), $cgroup_id 0 in userspace, $kret_ns the host's at a return
+ * probe (user_kret_time) and 0 elsewhere.  Read as getv reads them in the
  * interpreter and the JIT alike (ax_hook_getv(), gtp_tsv_get_hit()).
  */
 static void test_filter_builtins(void **state)
@@ -859,7 +860,10 @@ static void test_filter_builtins(void **state)
 	assert_string_equal(ask("QTDV:4:0000000000000000:0:6367726f75705f6964"),
 			    "OK");
 	assert_string_equal(ask("QTDV:5:0000000000000000:0:6b726574"), "OK");
+	assert_string_equal(ask("QTDV:6:0000000000000000:0:6b7265745f6e73"),
+			    "OK");
 	assert_int_equal(gtp_tsv_find(1)->builtin, GTP_TSV_CALLER);
+	assert_int_equal(gtp_tsv_find(6)->builtin, GTP_TSV_KRET_NS);
 	assert_int_equal(gtp_tsv_find(2)->builtin, GTP_TSV_NS_PID);
 	assert_int_equal(gtp_tsv_find(3)->builtin, GTP_TSV_NS_TGID);
 	assert_int_equal(gtp_tsv_find(4)->builtin, GTP_TSV_CGROUP_ID);
@@ -879,6 +883,10 @@ static void test_filter_builtins(void **state)
 	assert_int_equal(val, getpid());
 	assert_int_equal(gtp_tsv_get_hit(4, &env, &val), 0);
 	assert_int_equal(val, 0);
+	/* an entry has no call to time, whatever the host would say */
+	user_kret_time = 12345;
+	assert_int_equal(gtp_tsv_get_hit(6, &env, &val), 0);
+	assert_int_equal(val, 0);
 	/* an unreadable stack, no registers: 0, not an error */
 	regs.sp = stack + 4096;
 	assert_int_equal(gtp_tsv_get_hit(1, &env, &val), 0);
@@ -893,9 +901,14 @@ static void test_filter_builtins(void **state)
 	assert_true(((struct gtp_tp *)env.tp)->at_return);
 	assert_int_equal(gtp_tsv_get_hit(1, &env, &val), 0);
 	assert_int_equal(val, 0);
+	/* ... but its call's time since the entry */
+	assert_int_equal(gtp_tsv_get_hit(6, &env, &val), 0);
+	assert_int_equal(val, 12345);
+	user_kret_time = 0;
 	/* read-only, as every built-in but $gtp_stop and $kret */
 	assert_int_equal(gtp_tsv_set(1, 1, 1), -EPERM);
 	assert_int_equal(gtp_tsv_set(4, 1, 1), -EPERM);
+	assert_int_equal(gtp_tsv_set(6, 1, 1), -EPERM);
 }
 
 /*

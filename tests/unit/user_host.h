@@ -40,6 +40,8 @@ extern u32 user_kstack_depth;	/* entries "collect $kstack" records */
 /* entry values (entryval.h): DWARF register N held user_entry_regs[N] on
  * entry; user_entry_ok false: none recorded */
 extern u64 user_entry_regs[16];
+/* $kret_ns at a return probe's hit (user_trace.c) */
+extern u64 user_kret_time;
 extern bool user_entry_ok;
 
 #endif /* GTP_USER_HOST_H */

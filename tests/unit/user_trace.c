@@ -90,6 +90,17 @@ static u64 user_caller(const struct gtp_tp *tp, const struct pt_regs *regs)
 	return ret;
 }
 
+/*
+ * "$kret_ns": what a test put in user_kret_time at a return probe's hit
+ * (a userspace "call" has no entry to time), 0 at any other.
+ */
+u64 user_kret_time;
+
+static u64 user_kret_ns(const struct gtp_tp *tp)
+{
+	return tp->at_return ? user_kret_time : 0;
+}
+
 /* One made-up static event, so the consumer's definitions name fields. */
 static int user_sdata_fields(u64 addr, char *buf, size_t size)
 {
@@ -118,6 +129,7 @@ static const struct gtp_host_ops user_host = {
 	.kstack			= user_kstack,
 	.entry_reg		= user_entry_reg,
 	.caller			= user_caller,
+	.kret_ns		= user_kret_ns,
 	.sdata_fields		= user_sdata_fields,
 };
 
