@@ -158,10 +158,19 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 	return 0;
 }
 
-/* Does @prog setv a variable that is the built-in @kind? */
-bool gtp_prog_sets_builtin(const struct ax_prog *prog,
-			   enum gtp_builtin_tsv kind)
+/*
+ * What @prog's setv insns write, one bit each: bit <kind> for a
+ * built-in, SETS_AGG for an aggregating variable, SETS_PLAIN for an
+ * ordinary one (or a number no QTDV defined).  The questions below are
+ * all about that set.
+ */
+#define GTP_SETS_BIT(n)	(1ull << (n))	/* fewer than 62 built-ins */
+#define SETS_AGG	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN)
+#define SETS_PLAIN	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN + 1)
+
+static u64 prog_sets(const struct ax_prog *prog)
 {
+	u64 sets = 0;
 	u32 i;
 
 	for (i = 0; i < prog->ninsns; i++) {
@@ -170,10 +179,21 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 		if (prog->insns[i].op != AX_SETV)
 			continue;
 		v = gtp_tsv_find(prog->insns[i].imm);
-		if (v && v->builtin == kind)
-			return true;
+		if (v && v->builtin)
+			sets |= GTP_SETS_BIT(v->builtin);
+		else if (v && v->agg)
+			sets |= SETS_AGG;
+		else
+			sets |= SETS_PLAIN;
 	}
-	return false;
+	return sets;
+}
+
+/* Does @prog setv a variable that is the built-in @kind? */
+bool gtp_prog_sets_builtin(const struct ax_prog *prog,
+			   enum gtp_builtin_tsv kind)
+{
+	return prog_sets(prog) & GTP_SETS_BIT(kind);
 }
 
 /*
@@ -184,22 +204,9 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
  */
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
 {
-	bool any = false;
-	u32 i;
+	u64 sets = prog_sets(prog) & ~GTP_SETS_BIT(GTP_TSV_KRET);
 
-	for (i = 0; i < prog->ninsns; i++) {
-		const struct gtp_tsv *v;
-
-		if (prog->insns[i].op != AX_SETV)
-			continue;
-		v = gtp_tsv_find(prog->insns[i].imm);
-		if (v && v->builtin == GTP_TSV_KRET)
-			continue;
-		if (!v || !v->agg)
-			return false;
-		any = true;
-	}
-	return any;
+	return sets == SETS_AGG;
 }
 
 /*
@@ -208,20 +215,7 @@ bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
  */
 bool gtp_prog_marks_kret_only(const struct ax_prog *prog)
 {
-	bool any = false;
-	u32 i;
-
-	for (i = 0; i < prog->ninsns; i++) {
-		const struct gtp_tsv *v;
-
-		if (prog->insns[i].op != AX_SETV)
-			continue;
-		v = gtp_tsv_find(prog->insns[i].imm);
-		if (!v || v->builtin != GTP_TSV_KRET)
-			return false;
-		any = true;
-	}
-	return any;
+	return prog_sets(prog) == GTP_SETS_BIT(GTP_TSV_KRET);
 }
 
 /**
