@@ -45,13 +45,8 @@ static const char *ask(const char *data)
 
 static int setup(void **state)
 {
-	gtp_packets_init();
-	gtp_trace_init();
-	user_env_reset();
-	gc = gtp_conn_open();
+	gc = user_rsp_session();
 	assert_non_null(gc);
-	assert_string_equal(ask("QStartNoAckMode"), "OK");
-	assert_string_equal(ask("QTinit"), "OK");
 	assert_string_equal(ask("QTBuffer:circular:0"), "OK");
 	assert_string_equal(ask("QTBuffer:size:-1"), "OK");
 	assert_string_equal(ask("QTDisconnected:0"), "OK");
@@ -60,9 +55,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	ask("QTStop");
-	ask("QTinit");
-	gtp_conn_close(gc);
+	user_rsp_session_end(gc);
 	gc = NULL;
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include "user_host.h"
 #include "packets.h"
 #include "rsp.h"
+#include "trace.h"
+#include "user_env.h"
 #include "user_rsp.h"
 
 const char *user_rsp_frame(const char *data)
@@ -63,4 +65,36 @@ const char *user_rsp_ask(struct gtp_conn *gc, const char *data,
 			return payload;
 		take_console(payload, console, console_size);
 	}
+}
+
+static bool ask_ok(struct gtp_conn *gc, const char *data)
+{
+	char console[256] = "";
+	const char *r = user_rsp_ask(gc, data, console, sizeof(console));
+
+	return r && !strcmp(r, "OK");
+}
+
+struct gtp_conn *user_rsp_session(void)
+{
+	struct gtp_conn *gc;
+
+	gtp_packets_init();
+	gtp_trace_init();
+	user_env_reset();
+	gc = gtp_conn_open();
+	if (gc && ask_ok(gc, "QStartNoAckMode") && ask_ok(gc, "QTinit"))
+		return gc;
+	if (gc)
+		gtp_conn_close(gc);
+	return NULL;
+}
+
+void user_rsp_session_end(struct gtp_conn *gc)
+{
+	char console[256] = "";
+
+	user_rsp_ask(gc, "QTStop", console, sizeof(console));
+	user_rsp_ask(gc, "QTinit", console, sizeof(console));
+	gtp_conn_close(gc);
 }

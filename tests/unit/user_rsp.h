@@ -22,4 +22,12 @@ const char *user_rsp_frame(const char *data);
 const char *user_rsp_ask(struct gtp_conn *gc, const char *data,
 			 char *console, size_t console_size);
 
+/*
+ * A fresh core and one connection to it, as gdb leaves it after
+ * connecting: no-ack mode, QTinit done.  NULL if a step fails.
+ * user_rsp_session_end() stops and clears the run and closes it.
+ */
+struct gtp_conn *user_rsp_session(void);
+void user_rsp_session_end(struct gtp_conn *gc);
+
 #endif
