@@ -22,6 +22,8 @@ GTP_PY = os.path.join(REPO, "gdb-scripts", "gtp.py")
 KMOD_DIR = os.environ.get("GTP_KMOD_DIR", REPO)
 TEST_KO = os.path.join(KMOD_DIR, "tracepoints", "gtp_test.ko")
 GTP_KO = os.path.join(KMOD_DIR, "module", "gtptrace.ko")
+# Loading it again as tests/vm/run did: with no default CPU budget.
+GTP_INSMOD = "insmod %s cpu_budget=0" % GTP_KO
 # The gdb under test: stock gdb from PATH, or another build (GTP_GDB, e.g.
 # trixie's gdb 16 or gdb 18 through tests/vm/gdb-in-root).
 GDB = os.environ.get("GTP_GDB", "gdb")

@@ -11,7 +11,7 @@ import os
 import re
 
 import gtplib
-from gtplib import (GDB_HEAD, GTP_KO, TARGET, TEST_KO, Skip, connect, expect,
+from gtplib import (GDB_HEAD, GTP_INSMOD, TARGET, TEST_KO, Skip, connect, expect,
                     expect_not, expected_log, gdb, gdb_script, knob, ksym, param,
                     reset_target, sh)
 from rspconn import Conn
@@ -220,7 +220,7 @@ detach
         sh("rmmod gtp_test && insmod %s" % TEST_KO)
     finally:
         if "gtptrace " not in sh("lsmod"):
-            sh("insmod %s" % GTP_KO)
+            sh(GTP_INSMOD)
     expect(knob(), r"^attached=0 ")
 
 

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 import gtplib
-from gtplib import (GDB_BUGS, GDB_HEAD, GTP_KO, frames_collected, gdb_script, hammers,
+from gtplib import (GDB_BUGS, GDB_HEAD, GTP_INSMOD, frames_collected, gdb_script, hammers,
                     expect, expect_not, ksym, past_fentry, reset_target, sh,
                     stop_hammers)
 
@@ -210,7 +210,7 @@ detach
     finally:
         stop_hammers(loops)
     expect_not(kprobes_list(), r"gtp_test_function")
-    sh("insmod %s" % GTP_KO)
+    sh(GTP_INSMOD)
     out = session("tstatus\n", reset=False)
     expect(out, r"No trace has been run on the target\.")
 
