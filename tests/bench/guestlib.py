@@ -47,8 +47,11 @@ def loop(n):
 
 
 def reload_gtp(params=""):
+    """Load gtptrace again with params, and with no CPU budget, as
+    tests/vm/run loads it: a bench's probes saturate a CPU on purpose
+    (the budget's sampling, which every hit pays, is still there)."""
     sh("rmmod gtptrace")
-    sh("insmod %s %s" % (GTP_KO, params))
+    sh("insmod %s cpu_budget=0 %s" % (GTP_KO, params))
 
 
 def gdb_case(n, setup):
