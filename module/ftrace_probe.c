@@ -28,9 +28,13 @@
  * fixes the tracepoint's flavour; gtp_fprobe_arm() then puts every
  * location into its flavour's filter at once and registers each ops,
  * and gtp_fprobe_disarm() unregisters them (one wait each).  The
- * callback finds the ip's tracepoints in a table sorted by ip, built
+ * callback finds the ip's tracepoints in a hash table of the ips, built
  * before registering and read-only until the ops is unregistered
- * (gtp_fp_lookup(); a one-location ops needs no search).  Several
+ * (gtp_fp_lookup(); a one-location ops needs no search).  The table is
+ * open-addressed, indexed by the ip's own low bits and at most a quarter
+ * full, so that a hit finds its ip in a few instructions whatever the
+ * number of locations: with a thousand functions armed, a false
+ * condition costs about what it costs with one.  Several
  * tracepoints on one ip run one after the other, newest first, each as
  * its own ops would have (ftrace runs several ops on one ip newest
  * first too): the test of tp->enabled, the busy count and the missed
@@ -68,6 +72,7 @@
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/ftrace.h>
+#include <linux/log2.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -106,10 +111,16 @@ struct gtp_fp_loc {
 	struct gtp_fprobe *fp;
 };
 
-/* The shared ops of one flavour; locs[] is read-only while registered. */
+/*
+ * The shared ops of one flavour; locs[] and slots[] are read-only while
+ * it is registered.  slots[] is a power of two of entries, at least four
+ * per location, ip 0 when free; slot_mask is (entries - 1) * 16.
+ */
 struct gtp_fp_ops {
 	struct ftrace_ops ops;
 	unsigned int nlocs;
+	unsigned long slot_mask;
+	struct gtp_fp_loc *slots;	/* by fp_slot_off() */
 	struct gtp_fp_loc locs[];	/* by ip */
 };
 
@@ -292,27 +303,44 @@ out:
 }
 
 /*
+ * Where @ip's slot is in fo->slots: ((ip >> 4) & (size - 1)) * 16, in
+ * one AND.  Function addresses differ in these bits, and ones close
+ * together in the text (the functions of one file, often traced
+ * together) get different slots; a hash multiply would cost as much as
+ * the rest of the lookup.
+ */
+static __always_inline unsigned long fp_slot_off(const struct gtp_fp_ops *fo,
+						 unsigned long ip)
+{
+	BUILD_BUG_ON(sizeof(struct gtp_fp_loc) != 16);
+	return ip & fo->slot_mask;
+}
+
+static __always_inline const struct gtp_fp_loc *
+fp_slot(const struct gtp_fp_ops *fo, unsigned long off)
+{
+	return (const void *)fo->slots + off;
+}
+
+/*
  * The first tracepoint on @ip.  An ops with one location is called for
- * that ip only; otherwise a binary search of the sorted locations.
+ * that ip only; otherwise its slot, or the next ones (linear probing).
  */
 static __always_inline struct gtp_fprobe *
 gtp_fp_lookup(const struct gtp_fp_ops *fo, unsigned long ip)
 {
-	unsigned int lo = 0, hi = fo->nlocs;
+	unsigned long off;
 
-	if (likely(hi == 1))
+	if (likely(fo->nlocs == 1))
 		return fo->locs[0].fp;
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
+	for (off = fp_slot_off(fo, ip);; off = (off + 16) & fo->slot_mask) {
+		const struct gtp_fp_loc *slot = fp_slot(fo, off);
 
-		if (fo->locs[mid].ip < ip)
-			lo = mid + 1;
-		else if (fo->locs[mid].ip > ip)
-			hi = mid;
-		else
-			return fo->locs[mid].fp;
+		if (likely(slot->ip == ip))
+			return slot->fp;
+		if (!slot->ip)
+			return NULL;
 	}
-	return NULL;
 }
 
 static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
@@ -421,6 +449,16 @@ static int fp_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? 1 : -1;
 }
 
+/* Put @loc into its slot, or the next free one (gtp_fp_lookup()). */
+static void fp_slot_add(struct gtp_fp_ops *fo, const struct gtp_fp_loc *loc)
+{
+	unsigned long off = fp_slot_off(fo, loc->ip);
+
+	while (fp_slot(fo, off)->ip)
+		off = (off + 16) & fo->slot_mask;
+	*(struct gtp_fp_loc *)fp_slot(fo, off) = *loc;
+}
+
 /*
  * The ops for the @n probes @fps (sorted by fp_cmp()): its table and its
  * filter, every location at once.  NULL when out of memory or refused.
@@ -429,7 +467,7 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 				       unsigned int n, bool lite)
 {
 	struct gtp_fp_ops *fo;
-	unsigned long *ips;
+	unsigned long *ips, size;
 	unsigned int i, nlocs = 0;
 	int ret;
 
@@ -440,6 +478,12 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 	ips = kmalloc_array(nlocs, sizeof(*ips), GFP_KERNEL);
 	if (!fo || !ips)
 		goto err;
+	/* at most a quarter full */
+	size = roundup_pow_of_two(nlocs) * 4;
+	fo->slot_mask = (size - 1) * sizeof(*fo->slots);
+	fo->slots = kvcalloc(size, sizeof(*fo->slots), GFP_KERNEL);
+	if (!fo->slots)
+		goto err;
 	for (i = 0; i < n; i++) {
 		struct gtp_fp_loc *loc = &fo->locs[fo->nlocs];
 
@@ -449,6 +493,7 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 		}
 		loc->ip = fps[i]->ip;
 		loc->fp = fps[i];
+		fp_slot_add(fo, loc);
 		ips[fo->nlocs++] = loc->ip;
 	}
 	fo->ops.func = gtp_fprobe_cb;
@@ -474,6 +519,8 @@ err:
 	for (i = 0; i < n; i++)
 		fps[i]->same = NULL;
 	kfree(ips);
+	if (fo)
+		kvfree(fo->slots);
 	kfree(fo);
 	return NULL;
 }
@@ -551,6 +598,7 @@ static void fp_ops_destroy(struct gtp_fp_ops *fo)
 		return;
 	}
 	ftrace_free_filter(&fo->ops);
+	kvfree(fo->slots);
 	kfree(fo);
 }
 

@@ -45,7 +45,7 @@ VERSION = "1"
 # after the target was cleared.
 AX_MAX_CODE = 1024              # bytes of one agent expression
 TP_NUM_MAX = 0x7fff             # tracepoint numbers fit a frame's int16
-TP_MAX = 1024                   # tracepoint locations
+TP_MAX = 4096                   # tracepoint locations
 TP_CHUNKS_MAX = 128             # action packets per location
 TP_SRCS_MAX = 256               # source strings per location
 TP_SRC_BYTES_MAX = 64 * 1024    # and their bytes

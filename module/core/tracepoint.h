@@ -84,10 +84,11 @@ struct gtp_tp {
 /*
  * Limits on what one gdb can make the kernel hold: tracepoint numbers fit
  * the int16 of a trace frame; locations are bounded so a client cannot
- * exhaust kernel memory (and module space for JIT images).
+ * exhaust kernel memory (and module space for JIT images), above the
+ * 2,000 functions gtp-trace-many takes by default.
  */
 #define GTP_TP_NUM_MAX	0x7fff
-#define GTP_TP_MAX	1024
+#define GTP_TP_MAX	4096
 
 /*
  * Per location, far above what a gdb "actions" list sends (one action per

@@ -28,6 +28,11 @@ Rows (table.py prints them, then the issue's targets as met / not met):
            (docs/histograms.md), against bpftrace's @ = hist(arg0) and
            @[arg1 % 64] = count() on the same function, and the frame per
            hit the frame-based gtp-hist needs
+  many     a false condition on gtp_test_function alone, then on it and
+           about a thousand other functions at once (gtp-trace-many,
+           one shared ftrace_ops), against bpftrace on the same one and
+           the same thousand (wildcards: kprobe_multi); with gtp's
+           tstart / tstop times, in guest seconds
   worst    per-call distribution over 100 000 hits (worst.py)
 """
 import os
@@ -41,7 +46,7 @@ from guestlib import (REPO, gdb_error, gdb_run, cycles_per_call, loop as _loop, 
 from table import failed, render, row
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-SECTIONS = set(sys.argv[2:]) or {"floors", "gtp", "peers", "agg", "worst"}
+SECTIONS = set(sys.argv[2:]) or {"floors", "gtp", "peers", "agg", "many", "worst"}
 COND_TRUE = "2*counter1+3*counter2 > 0"
 COND_FALSE = "2*counter1+3*counter2 < 0"
 EXPR = "(2*counter1+3*counter2)"
@@ -200,6 +205,44 @@ def agg_rows(rows, entry_params):
                                    kp, "@[arg1 % 64] = count();", loop, "agg_count_jit"))
 
 
+# gtp_test_function and about a thousand others (1 100 on 6.1, after
+# what cannot be probed), the same set as bpftrace's wildcards
+MANY_PREFIXES = ("__x64_sys_", "vfs_", "tcp_", "udp_", "inet_")
+MANY_RE = "^(gtp_test_function|%s)$" % "|".join(p + ".*" for p in MANY_PREFIXES)
+MANY_BPF = ",".join(["kprobe:gtp_test_function"] + ["kprobe:%s*" % p for p in MANY_PREFIXES])
+# false at every hit of every function: no argument takes this value
+MANY_COND = "$rdi == 0x5eed1234"
+
+
+def many_row(key, label, regex, ref):
+    r = gdb_run(str(N), ["gtp-trace-many --max 2000 %s if %s" % (regex, MANY_COND)],
+                connect="gtp-connect", timed=True)
+    if r["frames"] is None:
+        return failed(key, label, "gdb: " + gdb_error(r["gdb"]), ref)
+    m = re.search(r"^gtp-trace-many: created (\d+)", r["gdb"], re.M)
+    n = int(m.group(1)) if m else 0
+    return row(key, "%s, %d function%s" % (label, n, "s" if n != 1 else ""),
+               cycles_per_call(r["out"]), r["frames"], r["created"] - r["frames"], ref,
+               note="tstart %.2f s, tstop %.2f s (guest)" % (r.get("tstart_s", -1),
+                                                           r.get("tstop_s", -1)))
+
+
+def many_rows(rows, entry_params):
+    """One function against a thousand, the same false condition."""
+    reload_gtp(entry_params)
+    rows.append(many_row("many_one_jit", "gtp-trace-many, false (JIT)",
+                         "^gtp_test_function$", None))
+    rows.append(many_row("many_false_jit", "gtp-trace-many, false (JIT)", MANY_RE,
+                         "many_one_jit"))
+    rows.append(peers.bpftrace("bpf_many_one", "bpftrace kprobe:gtp_test_function, false",
+                               "kprobe:gtp_test_function", "arg0 == 0x5eed1234", loop,
+                               "many_one_jit"))
+    rows.append(peers.bpftrace("bpf_many_false",
+                               "bpftrace %s, false" % MANY_BPF.replace(",", ", "),
+                               MANY_BPF, "arg0 == 0x5eed1234", loop, "many_false_jit",
+                               max_probes=4000))
+
+
 def worst_rows(rows, entry_params):
     reload_gtp(entry_params)
     base = worst.unprobed("hist_unprobed", "per-call, unprobed (%d calls)" % worst.N_HITS)
@@ -240,6 +283,8 @@ def main():
         peer_rows(rows)
     if "agg" in SECTIONS:
         agg_rows(rows, entry_params)
+    if "many" in SECTIONS:
+        many_rows(rows, entry_params)
     if "worst" in SECTIONS:
         worst_rows(rows, entry_params)
 

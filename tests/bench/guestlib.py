@@ -63,25 +63,41 @@ def gdb_case(n, setup):
     return cycles_per_call(r["out"]), r["frames"]
 
 
-def gdb_run(workload, setup, pre=()):
+TIMED = """python
+import time
+def gtp_bench_timed(cmd):
+    t = time.monotonic()
+    gdb.execute(cmd)
+    print("=t= %s %.2f s" % (cmd, time.monotonic() - t))
+end"""
+
+
+def gdb_run(workload, setup, pre=(), connect="target remote /proc/gtp", timed=False):
     """Run gdb's setup commands (tracepoint definitions), tstart, write
     workload to /proc/gtp_test, tstop.  Returns a dict: out (what
     /proc/gtp_test printed), frames (in the buffer, None if the trace did
     not run), created (frames created, overwritten ones included), gdb
-    (gdb's output).  pre: commands before the definitions (settings)."""
+    (gdb's output).  pre: commands before the definitions (settings);
+    connect: how gdb connects (gtp-connect: with BTF's names of every
+    kernel function); timed: tstart's and tstop's seconds as tstart_s,
+    tstop_s."""
+    start, stop = "tstart", "tstop"
+    if timed:
+        pre = [TIMED] + list(pre)
+        start, stop = 'python gtp_bench_timed("tstart")', 'python gtp_bench_timed("tstop")'
     lines = ["source %s/gdb-scripts/gtp.py" % REPO,
              "gtp-load-module gtp_test",
-             "target remote /proc/gtp",
+             connect,
              # gdb adopts the tracepoints an earlier case left on the
              # target (symbols are loaded first); measure this case's only
              "set confirm off",
              "delete"] + list(pre) + list(setup) + [
-             "tstart",
+             start,
              # as settle(): the kprobe optimizer has run before we measure
              "shell sleep %s" % SETTLE_S,
              "shell echo %s > /proc/gtp_test" % workload,
              "shell cat /proc/gtp_test > /tmp/gtp_bench_out",
-             "tstop",
+             stop,
              "tstatus",
              "detach"]
     script = "/tmp/gtp_bench.gdb"
@@ -93,6 +109,8 @@ def gdb_run(workload, setup, pre=()):
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL).stdout.decode(errors="replace")
     r = {"gdb": out, "frames": None, "created": None, "out": ""}
+    for cmd, secs in re.findall(r"^=t= (\w+) ([\d.]+) s$", out, re.M):
+        r[cmd + "_s"] = float(secs)
     # gdb: "Collected N trace frames." or, when some were overwritten
     # (circular buffer), "Buffer contains N trace frames (of M created total)."
     m = re.search(r"Buffer contains (\d+) trace frames \(of (\d+) created", out)

@@ -9,6 +9,7 @@ step installs them when run as root (BENCH_PKGS in tests/bench/guest.mk).
 """
 import os
 import re
+import resource
 import select
 import shutil
 import signal
@@ -45,10 +46,16 @@ def _wait_for(p, word, timeout):
     return text, False
 
 
-def bpftrace(key, label, probe, pred, loop, ref):
-    """bpftrace counting the hits where pred holds: @c = count()."""
+def bpftrace(key, label, probe, pred, loop, ref, max_probes=None):
+    """bpftrace counting the hits where pred holds: @c = count().
+    max_probes: raises bpftrace's limit on attached probes (512), and the
+    open files it may have (bookworm's bpftrace 0.17 attaches a wildcard
+    as one perf event kprobe per function, a file each)."""
+    env = None
+    if max_probes:
+        env = dict(os.environ, BPFTRACE_MAX_PROBES=str(max_probes))
     return _bpftrace(key, label, "%s /%s/ { @c = count(); }" % (probe, pred), loop, ref,
-                     lambda text: sum(int(n) for n in re.findall(r"@c: (\d+)", text)))
+                     lambda text: sum(int(n) for n in re.findall(r"@c: (\d+)", text)), env)
 
 
 def bpftrace_map(key, label, probe, action, loop, ref):
@@ -64,14 +71,19 @@ def _map_total(text):
     return sum(int(n) for n in keyed + rows)
 
 
-def _bpftrace(key, label, probe_prog, loop, ref, events):
+def _more_files():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536))
+
+
+def _bpftrace(key, label, probe_prog, loop, ref, events, env=None):
     exe = shutil.which("bpftrace")
     if not exe:
         return failed(key, label, "bpftrace not installed", ref)
     # BEGIN fires once every probe is attached: measure after it.
     prog = 'BEGIN { printf("gtp-ready\\n"); } %s' % probe_prog
     p = subprocess.Popen([exe, "-B", "line", "-e", prog], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                         preexec_fn=_more_files if env else None)
     try:
         text, ok = _wait_for(p, "gtp-ready", 300)
         if not ok:
@@ -80,7 +92,8 @@ def _bpftrace(key, label, probe_prog, loop, ref, events):
             return failed(key, label, "bpftrace: " + _last(text), ref)
         cyc = loop()
         p.send_signal(signal.SIGINT)
-        text += p.communicate(timeout=120)[0].decode(errors="replace")
+        # detaching a thousand kprobes one by one takes minutes in TCG
+        text += p.communicate(timeout=900)[0].decode(errors="replace")
     finally:
         if p.poll() is None:
             p.kill()

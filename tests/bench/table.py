@@ -89,6 +89,11 @@ TARGETS = [
     (">= 3x cheaper than bpftrace, kprobe, true", "entry_true_jit", "bpf_kp_true", 3, "ge"),
     (">= 3x cheaper than ftrace event filter, static, false", "static_false_jit", "ftev_false", 3, "ge"),
     (">= 3x cheaper than ftrace event filter, static, true", "static_true_jit", "ftev_true", 3, "ge"),
+    ("aggregation, $hist_ <= 0.5x bpftrace hist()", "agg_hist_jit", "bpf_kp_hist", 0.5, "le"),
+    ("aggregation, $count_ <= 0.5x bpftrace count() by key", "agg_count_jit", "bpf_kp_count",
+     0.5, "le"),
+    ("false with ~1000 functions armed <= 1.1x with one", "many_false_jit", "many_one_jit",
+     1.1, "le"),
 ]
 
 

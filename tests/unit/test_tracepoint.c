@@ -303,12 +303,12 @@ static void test_action_limits(void **state)
 
 	/* JIT images: past the limit, interpreted, and QTStart's note says why */
 	assert_string_equal(ask("QTinit"), "OK");
-	for (i = 1; i <= GTP_TP_MAX; i++) {
+	for (i = 1; i <= GTP_JIT_IMAGES_MAX; i++) {
 		snprintf(pkt, sizeof(pkt), "QTDP:%x:%016x:E:0:0:X3,220127",
 			 i, 0x1000 + i);
 		assert_string_equal(ask(pkt), "OK");
 	}
-	assert_non_null(gtp_tp_find_num(GTP_TP_MAX)->cond->jit);
+	assert_non_null(gtp_tp_find_num(GTP_JIT_IMAGES_MAX)->cond->jit);
 	assert_int_equal(gtp_tps_interpreted(&why), 0);
 	snprintf(pkt, sizeof(pkt), "QTDP:-1:%016x:X3,220127", 0x1001);
 	assert_string_equal(ask(pkt), "OK");
