@@ -30,8 +30,8 @@
  * and gtp_fprobe_disarm() unregisters them (one wait each).  The
  * callback finds the ip's tracepoints in a hash table of the ips, built
  * before registering and read-only until the ops is unregistered
- * (gtp_fp_lookup(); a one-location ops needs no search).  The table is
- * open-addressed, indexed by the ip's own low bits and at most a quarter
+ * (gtp_fp_lookup(); an ops with one tracepoint needs none).  The table is
+ * open-addressed, indexed by the ip's own low bits and at most an eighth
  * full, so that a hit finds its ip in a few instructions whatever the
  * number of locations: with a thousand functions armed, a false
  * condition costs about what it costs with one.  Several
@@ -112,16 +112,18 @@ struct gtp_fp_loc {
 };
 
 /*
- * The shared ops of one flavour; locs[] and slots[] are read-only while
- * it is registered.  slots[] is a power of two of entries, at least four
- * per location, ip 0 when free; slot_mask is (entries - 1) * 16.
+ * The shared ops of one flavour, and its table of locations; read-only
+ * while it is registered.  slots[] is a power of two of entries, at
+ * least eight per location (ip 0 when free); slot_mask is
+ * (entries - 1) * 16.  Inline, so that a lookup loads no pointer to it.
  */
 struct gtp_fp_ops {
 	struct ftrace_ops ops;
-	unsigned int nlocs;
+	struct gtp_fprobe *one;	/* the only one, on the only location */
 	unsigned long slot_mask;
-	struct gtp_fp_loc *slots;	/* by fp_slot_off() */
-	struct gtp_fp_loc locs[];	/* by ip */
+	unsigned int nlocs;
+	struct gtp_fprobe *first;	/* the first by ip, for the log */
+	struct gtp_fp_loc slots[];	/* by fp_slot_off() */
 };
 
 /* Under gtp_mutex: what gtp_fprobe_arm() registers, and what it did. */
@@ -323,36 +325,75 @@ fp_slot(const struct gtp_fp_ops *fo, unsigned long off)
 }
 
 /*
- * The first tracepoint on @ip.  An ops with one location is called for
- * that ip only; otherwise its slot, or the next ones (linear probing).
+ * The key of a location with several tracepoints: its ip with bit 63
+ * clear, which no kernel address has, so that the usual case (one
+ * tracepoint: the key is the ip) needs no test of fp->same.  Bit 63 is
+ * above slot_mask: the slot is the ip's.
  */
-static __always_inline struct gtp_fprobe *
-gtp_fp_lookup(const struct gtp_fp_ops *fo, unsigned long ip)
+static __always_inline unsigned long fp_chain_key(unsigned long ip)
+{
+	return ip & ~BIT(63);
+}
+
+/*
+ * @ip's slot, or the next ones (linear probing): @fp is its tracepoint
+ * and @chain whether more follow on fp->same.  False if none (never, for
+ * an ip in the ops' filter).
+ */
+static __always_inline bool gtp_fp_lookup(const struct gtp_fp_ops *fo,
+					  unsigned long ip,
+					  struct gtp_fprobe **fp, bool *chain)
 {
 	unsigned long off;
 
-	if (likely(fo->nlocs == 1))
-		return fo->locs[0].fp;
 	for (off = fp_slot_off(fo, ip);; off = (off + 16) & fo->slot_mask) {
 		const struct gtp_fp_loc *slot = fp_slot(fo, off);
 
-		if (likely(slot->ip == ip))
-			return slot->fp;
+		if (likely(slot->ip == ip)) {
+			*fp = slot->fp;
+			return true;
+		}
+		if (slot->ip == fp_chain_key(ip)) {
+			*fp = slot->fp;
+			*chain = true;
+			return true;
+		}
 		if (!slot->ip)
-			return NULL;
+			return false;
 	}
 }
 
+/* Several tracepoints on one ip: each as its own ops would run. */
+static noinline void gtp_fprobe_run_all(struct gtp_fprobe *fp,
+					struct ftrace_regs *fregs)
+{
+	for (; fp; fp = fp->same)
+		gtp_fprobe_run(fp, fregs);
+}
+
+/*
+ * An ops with one tracepoint has it in fo->one (ftrace calls the ops for
+ * that ip only); otherwise the ip's tracepoints are looked up.  The usual
+ * case, one tracepoint on the ip, runs it here, with no loop to keep
+ * registers for.
+ */
 static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op,
 				  struct ftrace_regs *fregs)
 {
 	struct gtp_fp_ops *fo = container_of(op, struct gtp_fp_ops, ops);
-	struct gtp_fprobe *fp = gtp_fp_lookup(fo, ip);
+	struct gtp_fprobe *fp = fo->one;
+	bool chain = false;
 
-	/* several tracepoints on one ip: each as its own ops would run */
-	for (; fp; fp = fp->same)
-		gtp_fprobe_run(fp, fregs);
+	if (unlikely(!fp)) {
+		if (unlikely(!gtp_fp_lookup(fo, ip, &fp, &chain)))
+			return;
+		if (unlikely(chain)) {
+			gtp_fprobe_run_all(fp, fregs);
+			return;
+		}
+	}
+	gtp_fprobe_run(fp, fregs);
 }
 
 /* A call or ftrace's 5-byte NOP at @addr: what ftrace keeps at a location. */
@@ -449,14 +490,15 @@ static int fp_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? 1 : -1;
 }
 
-/* Put @loc into its slot, or the next free one (gtp_fp_lookup()). */
-static void fp_slot_add(struct gtp_fp_ops *fo, const struct gtp_fp_loc *loc)
+/* Put @fp into its ip's slot, or the next free one (gtp_fp_lookup()). */
+static void fp_slot_add(struct gtp_fp_ops *fo, struct gtp_fprobe *fp)
 {
-	unsigned long off = fp_slot_off(fo, loc->ip);
+	unsigned long off = fp_slot_off(fo, fp->ip);
 
 	while (fp_slot(fo, off)->ip)
 		off = (off + 16) & fo->slot_mask;
-	*(struct gtp_fp_loc *)fp_slot(fo, off) = *loc;
+	fo->slots[off / sizeof(*fo->slots)] = (struct gtp_fp_loc){
+		fp->same ? fp_chain_key(fp->ip) : fp->ip, fp };
 }
 
 /*
@@ -474,28 +516,25 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 	for (i = 0; i < n; i++)
 		if (!i || fps[i]->ip != fps[i - 1]->ip)
 			nlocs++;
-	fo = kzalloc(struct_size(fo, locs, nlocs), GFP_KERNEL);
+	/* at most an eighth full: a lookup seldom goes past the first slot */
+	size = roundup_pow_of_two(nlocs) * 8;
+	fo = kvzalloc(struct_size(fo, slots, size), GFP_KERNEL);
 	ips = kmalloc_array(nlocs, sizeof(*ips), GFP_KERNEL);
 	if (!fo || !ips)
 		goto err;
-	/* at most a quarter full */
-	size = roundup_pow_of_two(nlocs) * 4;
 	fo->slot_mask = (size - 1) * sizeof(*fo->slots);
-	fo->slots = kvcalloc(size, sizeof(*fo->slots), GFP_KERNEL);
-	if (!fo->slots)
-		goto err;
-	for (i = 0; i < n; i++) {
-		struct gtp_fp_loc *loc = &fo->locs[fo->nlocs];
-
-		if (i && fps[i]->ip == fps[i - 1]->ip) {
+	fo->first = fps[0];
+	for (i = 1; i < n; i++)
+		if (fps[i]->ip == fps[i - 1]->ip)
 			fps[i - 1]->same = fps[i];
+	for (i = 0; i < n; i++) {
+		if (i && fps[i]->ip == fps[i - 1]->ip)
 			continue;
-		}
-		loc->ip = fps[i]->ip;
-		loc->fp = fps[i];
-		fp_slot_add(fo, loc);
-		ips[fo->nlocs++] = loc->ip;
+		fp_slot_add(fo, fps[i]);
+		ips[fo->nlocs++] = fps[i]->ip;
 	}
+	if (n == 1)
+		fo->one = fps[0];
 	fo->ops.func = gtp_fprobe_cb;
 	/* No FTRACE_OPS_FL_RECURSION: the callback guards itself. */
 	fo->ops.flags = lite ? 0 : FTRACE_OPS_FL_SAVE_REGS;
@@ -519,9 +558,7 @@ err:
 	for (i = 0; i < n; i++)
 		fps[i]->same = NULL;
 	kfree(ips);
-	if (fo)
-		kvfree(fo->slots);
-	kfree(fo);
+	kvfree(fo);
 	return NULL;
 }
 
@@ -581,16 +618,15 @@ bool gtp_fprobe_armed(const struct gtp_fprobe *fp)
 static void fp_ops_destroy(struct gtp_fp_ops *fo)
 {
 	struct gtp_fprobe *fp;
-	unsigned int i;
+	unsigned long off;
 	int ret;
 
 	ret = unregister_ftrace_function(&fo->ops);
 	if (ret) {
 		pr_warn("ftrace refused to detach the ftrace_ops of %u locations, the first tracepoint %u at 0x%lx (error %d): it is kept, and gtptrace stays loaded until reboot\n",
-			fo->nlocs, fo->locs[0].fp->tp->num, fo->locs[0].ip,
-			ret);
-		for (i = 0; i < fo->nlocs; i++)
-			for (fp = fo->locs[i].fp; fp; fp = fp->same) {
+			fo->nlocs, fo->first->tp->num, fo->first->ip, ret);
+		for (off = 0; off <= fo->slot_mask; off += sizeof(*fo->slots))
+			for (fp = fp_slot(fo, off)->fp; fp; fp = fp->same) {
 				WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
 				fp->leaked = true;
 			}
@@ -598,8 +634,7 @@ static void fp_ops_destroy(struct gtp_fp_ops *fo)
 		return;
 	}
 	ftrace_free_filter(&fo->ops);
-	kvfree(fo->slots);
-	kfree(fo);
+	kvfree(fo);
 }
 
 /* Detach every probe: then gtp_fprobe_detach() each. */

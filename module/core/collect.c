@@ -221,6 +221,19 @@ static bool hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 	return hit_held_actions(tp, regs, scratch, cap, pre);
 }
 
+enum gtp_precheck gtp_tp_precheck_timed(struct gtp_tp *tp,
+					struct pt_regs *regs,
+					struct ax_env *env, u64 t0)
+{
+	enum gtp_precheck pre;
+
+	env->t0 = t0;
+	pre = gtp_tp_precheck_cond(tp, regs, env);
+	if (pre == GTP_PRE_FALSE)
+		gtp_budget_account(tp, t0);
+	return pre;
+}
+
 /* The rest of the hit, then its time if it is one the budget times. */
 bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		     u32 cap, const struct ax_env *pre)

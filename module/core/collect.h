@@ -25,12 +25,13 @@
  */
 enum gtp_precheck { GTP_PRE_UNKNOWN, GTP_PRE_FALSE, GTP_PRE_HELD };
 
+/* gtp_tp_precheck() without the CPU budget's part. */
 static __always_inline enum gtp_precheck
-gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
+gtp_tp_precheck_cond(struct gtp_tp *tp, struct pt_regs *regs,
+		     struct ax_env *env)
 {
 	u64 res;
 
-	env->t0 = gtp_budget_sample();
 	env->steps = AX_STEP_BUDGET;
 	env->faults = 0;
 	if (!tp->cond_pure)
@@ -41,11 +42,28 @@ gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
 	res = ax_run_hit(tp->cond, env);
 	if (env->err)
 		return GTP_PRE_UNKNOWN;
-	if (res)
-		return GTP_PRE_HELD;
-	if (unlikely(env->t0))
-		gtp_budget_account(tp, env->t0);
-	return GTP_PRE_FALSE;
+	return res ? GTP_PRE_HELD : GTP_PRE_FALSE;
+}
+
+/* A hit the CPU budget times (one in GTP_BUDGET_EVERY), out of line. */
+enum gtp_precheck gtp_tp_precheck_timed(struct gtp_tp *tp,
+					struct pt_regs *regs,
+					struct ax_env *env, u64 t0);
+
+/*
+ * An untimed hit, the common case, pays the budget's count down and a
+ * store of env->t0 = 0, and nothing else: a false condition keeps no
+ * time to account for.
+ */
+static __always_inline enum gtp_precheck
+gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
+{
+	u64 t0 = gtp_budget_sample();
+
+	if (unlikely(t0))
+		return gtp_tp_precheck_timed(tp, regs, env, t0);
+	env->t0 = 0;
+	return gtp_tp_precheck_cond(tp, regs, env);
 }
 
 /*
