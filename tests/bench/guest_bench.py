@@ -237,10 +237,11 @@ def many_rows(rows, entry_params):
     rows.append(peers.bpftrace("bpf_many_one", "bpftrace kprobe:gtp_test_function, false",
                                "kprobe:gtp_test_function", "arg0 == 0x5eed1234", loop,
                                "many_one_jit"))
-    rows.append(peers.bpftrace("bpf_many_false",
-                               "bpftrace %s, false" % MANY_BPF.replace(",", ", "),
-                               MANY_BPF, "arg0 == 0x5eed1234", loop, "many_false_jit",
-                               max_probes=4000))
+    r = peers.bpftrace("bpf_many_false", "bpftrace %s, false" % MANY_BPF.replace(",", ", "),
+                       MANY_BPF, "arg0 == 0x5eed1234", loop, "many_false_jit",
+                       max_probes=4000)
+    r["note"] = peers.bpftrace_version()
+    rows.append(r)
 
 
 def worst_rows(rows, entry_params):

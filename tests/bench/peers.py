@@ -71,6 +71,17 @@ def _map_total(text):
     return sum(int(n) for n in keyed + rows)
 
 
+def bpftrace_version():
+    """`bpftrace v0.17.0`, as it says; bookworm's attaches a wildcard as a
+    kprobe per function (no kprobe_multi)."""
+    exe = shutil.which("bpftrace")
+    if not exe:
+        return None
+    out = subprocess.run([exe, "--version"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT).stdout.decode(errors="replace")
+    return out.strip() or None
+
+
 def _more_files():
     resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536))
 
