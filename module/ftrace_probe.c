@@ -32,8 +32,9 @@
  * before registering and read-only until the ops is unregistered
  * (gtp_fp_lookup(); an ops with one tracepoint needs none).  The table is
  * open-addressed, indexed by the ip's own low bits and at most an eighth
- * full, so that a hit finds its ip in a few instructions whatever the
- * number of locations: with a thousand functions armed, a false
+ * full, so that a hit finds its ip in about ten instructions whatever
+ * the number of locations (eight more per slot it goes past, when
+ * another ip took its own): with a thousand functions armed, a false
  * condition costs about what it costs with one.  Several
  * tracepoints on one ip run one after the other, newest first, each as
  * its own ops would have (ftrace runs several ops on one ip newest
