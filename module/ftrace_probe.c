@@ -514,9 +514,13 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 	unsigned int i, nlocs = 0;
 	int ret;
 
-	for (i = 0; i < n; i++)
-		if (!i || fps[i]->ip != fps[i - 1]->ip)
+	/* each ip's tracepoints in one chain, before any is keyed */
+	for (i = 0; i < n; i++) {
+		if (i && fps[i]->ip == fps[i - 1]->ip)
+			fps[i - 1]->same = fps[i];
+		else
 			nlocs++;
+	}
 	/* at most an eighth full: a lookup seldom goes past the first slot */
 	size = roundup_pow_of_two(nlocs) * 8;
 	fo = kvzalloc(struct_size(fo, slots, size), GFP_KERNEL);
@@ -525,9 +529,6 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 		goto err;
 	fo->slot_mask = (size - 1) * sizeof(*fo->slots);
 	fo->first = fps[0];
-	for (i = 1; i < n; i++)
-		if (fps[i]->ip == fps[i - 1]->ip)
-			fps[i - 1]->same = fps[i];
 	for (i = 0; i < n; i++) {
 		if (i && fps[i]->ip == fps[i - 1]->ip)
 			continue;

@@ -31,8 +31,9 @@ Rows (table.py prints them, then the issue's targets as met / not met):
   many     a false condition on gtp_test_function alone, then on it and
            about a thousand other functions at once (gtp-trace-many,
            one shared ftrace_ops), against bpftrace on the same one and
-           the same thousand (wildcards: kprobe_multi); with gtp's
-           tstart / tstop times, in guest seconds
+           the same thousand (wildcards; bookworm's bpftrace attaches a
+           kprobe per function); with gtp's tstart / tstop times, in
+           guest seconds
   worst    per-call distribution over 100 000 hits (worst.py)
 """
 import os
@@ -205,7 +206,7 @@ def agg_rows(rows, entry_params):
                                    kp, "@[arg1 % 64] = count();", loop, "agg_count_jit"))
 
 
-# gtp_test_function and about a thousand others (1 100 on 6.1, after
+# gtp_test_function and about a thousand others (1 060 on 6.1, after
 # what cannot be probed), the same set as bpftrace's wildcards
 MANY_PREFIXES = ("__x64_sys_", "vfs_", "tcp_", "udp_", "inet_")
 MANY_RE = "^(gtp_test_function|%s)$" % "|".join(p + ".*" for p in MANY_PREFIXES)

@@ -63,13 +63,8 @@ def gdb_case(n, setup):
     return cycles_per_call(r["out"]), r["frames"]
 
 
-TIMED = """python
-import time
-def gtp_bench_timed(cmd):
-    t = time.monotonic()
-    gdb.execute(cmd)
-    print("=t= %s %.2f s" % (cmd, time.monotonic() - t))
-end"""
+# gdb's side of a timed command, as the e2e tests time theirs
+TIMING_PY = os.path.join(REPO, "tests", "e2e", "gdbpy", "timing.py")
 
 
 def gdb_run(workload, setup, pre=(), connect="target remote /proc/gtp", timed=False):
@@ -83,8 +78,8 @@ def gdb_run(workload, setup, pre=(), connect="target remote /proc/gtp", timed=Fa
     tstop_s."""
     start, stop = "tstart", "tstop"
     if timed:
-        pre = [TIMED] + list(pre)
-        start, stop = 'python gtp_bench_timed("tstart")', 'python gtp_bench_timed("tstop")'
+        pre = ["source " + TIMING_PY] + list(pre)
+        start, stop = 'python timed("tstart")', 'python timed("tstop")'
     lines = ["source %s/gdb-scripts/gtp.py" % REPO,
              "gtp-load-module gtp_test",
              connect,
@@ -109,7 +104,7 @@ def gdb_run(workload, setup, pre=(), connect="target remote /proc/gtp", timed=Fa
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL).stdout.decode(errors="replace")
     r = {"gdb": out, "frames": None, "created": None, "out": ""}
-    for cmd, secs in re.findall(r"^=t= (\w+) ([\d.]+) s$", out, re.M):
+    for cmd, secs in re.findall(r"^(tstart|tstop) took ([\d.]+) s$", out, re.M):
         r[cmd + "_s"] = float(secs)
     # gdb: "Collected N trace frames." or, when some were overwritten
     # (circular buffer), "Buffer contains N trace frames (of M created total)."

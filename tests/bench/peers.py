@@ -51,11 +51,9 @@ def bpftrace(key, label, probe, pred, loop, ref, max_probes=None):
     max_probes: raises bpftrace's limit on attached probes (512), and the
     open files it may have (bookworm's bpftrace 0.17 attaches a wildcard
     as one perf event kprobe per function, a file each)."""
-    env = None
-    if max_probes:
-        env = dict(os.environ, BPFTRACE_MAX_PROBES=str(max_probes))
     return _bpftrace(key, label, "%s /%s/ { @c = count(); }" % (probe, pred), loop, ref,
-                     lambda text: sum(int(n) for n in re.findall(r"@c: (\d+)", text)), env)
+                     lambda text: sum(int(n) for n in re.findall(r"@c: (\d+)", text)),
+                     max_probes)
 
 
 def bpftrace_map(key, label, probe, action, loop, ref):
@@ -86,15 +84,19 @@ def _more_files():
     resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536))
 
 
-def _bpftrace(key, label, probe_prog, loop, ref, events, env=None):
+def _bpftrace(key, label, probe_prog, loop, ref, events, max_probes=None):
     exe = shutil.which("bpftrace")
     if not exe:
         return failed(key, label, "bpftrace not installed", ref)
+    env = more_files = None
+    if max_probes:
+        env = dict(os.environ, BPFTRACE_MAX_PROBES=str(max_probes))
+        more_files = _more_files
     # BEGIN fires once every probe is attached: measure after it.
     prog = 'BEGIN { printf("gtp-ready\\n"); } %s' % probe_prog
     p = subprocess.Popen([exe, "-B", "line", "-e", prog], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                         preexec_fn=_more_files if env else None)
+                         preexec_fn=more_files)
     try:
         text, ok = _wait_for(p, "gtp-ready", 300)
         if not ok:

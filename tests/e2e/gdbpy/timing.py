@@ -8,6 +8,6 @@ import gdb
 def timed(command: str) -> None:
     """Run command (its output shown), then print "WORD took S s" with
     WORD its first word."""
-    t = time.time()
+    t = time.monotonic()
     gdb.execute(command)
-    gdb.write("%s took %.1f s\n" % (command.split()[0], time.time() - t))
+    gdb.write("%s took %.2f s\n" % (command.split()[0], time.monotonic() - t))
