@@ -30,11 +30,11 @@
  * and gtp_fprobe_disarm() unregisters them (one wait each).  The
  * callback finds the ip's tracepoints in a hash table of the ips, built
  * before registering and read-only until the ops is unregistered
- * (gtp_fp_lookup(); an ops with one tracepoint needs none).  The table is
- * open-addressed, indexed by the ip's own low bits and at most an eighth
- * full, so that a hit finds its ip in about ten instructions whatever
- * the number of locations (eight more per slot it goes past, when
- * another ip took its own): with a thousand functions armed, a false
+ * (gtp_fprobe_cb(); an ops with one tracepoint needs none).  The table
+ * is open-addressed, indexed by the ip's own low bits and at most an
+ * eighth full, so that a hit finds its ip in six instructions whatever
+ * the number of locations (three more when another ip took its slot,
+ * and a call when two did): with a thousand functions armed, a false
  * condition costs about what it costs with one.  Several
  * tracepoints on one ip run one after the other, newest first, each as
  * its own ops would have (ftrace runs several ops on one ip newest
@@ -114,9 +114,10 @@ struct gtp_fp_loc {
 
 /*
  * The shared ops of one flavour, and its table of locations; read-only
- * while it is registered.  slots[] is a power of two of entries, at
- * least eight per location (ip 0 when free); slot_mask is
- * (entries - 1) * 16.  Inline, so that a lookup loads no pointer to it.
+ * while it is registered.  An ip's slot is one of a power of two of
+ * entries, at least eight per location; slot_mask is (entries - 1) * 16.
+ * One more entry per location follows them (fp_ops_build()); ip 0 is a
+ * free entry.  Inline, so that a lookup loads no pointer to it.
  */
 struct gtp_fp_ops {
 	struct ftrace_ops ops;
@@ -336,47 +337,36 @@ static __always_inline unsigned long fp_chain_key(unsigned long ip)
 	return ip & ~BIT(63);
 }
 
-/*
- * @ip's slot, or the next ones (linear probing): @fp is its tracepoint
- * and @chain whether more follow on fp->same.  False if none (never, for
- * an ip in the ops' filter).
- */
-static __always_inline bool gtp_fp_lookup(const struct gtp_fp_ops *fo,
-					  unsigned long ip,
-					  struct gtp_fprobe **fp, bool *chain)
-{
-	unsigned long off;
-
-	for (off = fp_slot_off(fo, ip);; off = (off + 16) & fo->slot_mask) {
-		const struct gtp_fp_loc *slot = fp_slot(fo, off);
-
-		if (likely(slot->ip == ip)) {
-			*fp = slot->fp;
-			return true;
-		}
-		if (slot->ip == fp_chain_key(ip)) {
-			*fp = slot->fp;
-			*chain = true;
-			return true;
-		}
-		if (!slot->ip)
-			return false;
-	}
-}
-
 /* Several tracepoints on one ip: each as its own ops would run. */
-static noinline void gtp_fprobe_run_all(struct gtp_fprobe *fp,
-					struct ftrace_regs *fregs)
+static void notrace gtp_fprobe_run_all(struct gtp_fprobe *fp,
+			       struct ftrace_regs *fregs)
 {
 	for (; fp; fp = fp->same)
 		gtp_fprobe_run(fp, fregs);
 }
 
 /*
+ * @ip's tracepoints when they are neither in its own slot nor the next
+ * (another ip took them), or are several (keyed by fp_chain_key()): the
+ * slots from @slot on, up to the first free one (linear probing, never
+ * past the table's end: fp_ops_build()).
+ */
+static noinline void notrace gtp_fprobe_cb_far(const struct gtp_fp_loc *slot,
+				       unsigned long ip,
+				       struct ftrace_regs *fregs)
+{
+	for (; slot->ip; slot++)
+		if (slot->ip == ip || slot->ip == fp_chain_key(ip)) {
+			gtp_fprobe_run_all(slot->fp, fregs);
+			return;
+		}
+}
+
+/*
  * An ops with one tracepoint has it in fo->one (ftrace calls the ops for
- * that ip only); otherwise the ip's tracepoints are looked up.  The usual
- * case, one tracepoint on the ip, runs it here, with no loop to keep
- * registers for.
+ * that ip only); otherwise the ip's tracepoint is in its slot or the
+ * next, tested here with no loop (each load and compare in one
+ * instruction; slot[1] always exists), or further (gtp_fprobe_cb_far()).
  */
 static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op,
@@ -384,14 +374,17 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 {
 	struct gtp_fp_ops *fo = container_of(op, struct gtp_fp_ops, ops);
 	struct gtp_fprobe *fp = fo->one;
-	bool chain = false;
 
 	if (unlikely(!fp)) {
-		if (unlikely(!gtp_fp_lookup(fo, ip, &fp, &chain)))
-			return;
-		if (unlikely(chain)) {
-			gtp_fprobe_run_all(fp, fregs);
-			return;
+		const struct gtp_fp_loc *slot = fp_slot(fo, fp_slot_off(fo, ip));
+
+		fp = slot[0].fp;
+		if (unlikely(slot[0].ip != ip)) {
+			fp = slot[1].fp;
+			if (unlikely(slot[1].ip != ip)) {
+				gtp_fprobe_cb_far(slot, ip, fregs);
+				return;
+			}
 		}
 	}
 	gtp_fprobe_run(fp, fregs);
@@ -491,14 +484,14 @@ static int fp_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? 1 : -1;
 }
 
-/* Put @fp into its ip's slot, or the next free one (gtp_fp_lookup()). */
+/* Put @fp into its ip's slot, or the next free one (gtp_fprobe_cb()). */
 static void fp_slot_add(struct gtp_fp_ops *fo, struct gtp_fprobe *fp)
 {
-	unsigned long off = fp_slot_off(fo, fp->ip);
+	struct gtp_fp_loc *slot = (void *)fp_slot(fo, fp_slot_off(fo, fp->ip));
 
-	while (fp_slot(fo, off)->ip)
-		off = (off + 16) & fo->slot_mask;
-	fo->slots[off / sizeof(*fo->slots)] = (struct gtp_fp_loc){
+	while (slot->ip)
+		slot++;
+	*slot = (struct gtp_fp_loc){
 		fp->same ? fp_chain_key(fp->ip) : fp->ip, fp };
 }
 
@@ -521,9 +514,14 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 		else
 			nlocs++;
 	}
-	/* at most an eighth full: a lookup seldom goes past the first slot */
+	/*
+	 * At most an eighth full: a lookup seldom goes past the first slot.
+	 * Past the @size slots an ip can be in, @nlocs more: linear probing
+	 * runs into them instead of wrapping, so a lookup masks once, and
+	 * the last stays free (no ip is displaced by more than nlocs - 1).
+	 */
 	size = roundup_pow_of_two(nlocs) * 8;
-	fo = kvzalloc(struct_size(fo, slots, size), GFP_KERNEL);
+	fo = kvzalloc(struct_size(fo, slots, size + nlocs), GFP_KERNEL);
 	ips = kmalloc_array(nlocs, sizeof(*ips), GFP_KERNEL);
 	if (!fo || !ips)
 		goto err;
