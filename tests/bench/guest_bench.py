@@ -21,8 +21,10 @@ Rows (table.py prints them, then the issue's targets as met / not met):
            entry_ftrace=1), mid-function (`trace *0xMID`), static
            (`gtp-strace gtp_test:gtp_test_event`) x false condition /
            true condition + collect x JIT / interpreter (jit=0)
-  peers    bpftrace on the kprobe and the tracepoint, ftrace kprobe_event
-           and event filters, LTTng (peers.py)
+  peers    bpftrace on the kprobe, the kfunc (fentry: gtp_test gets BTF
+           first, peers.gtp_test_btf()), the tracepoint and the raw
+           tracepoint (trixie's bpftrace: tests/bench/trixie-bpftrace),
+           ftrace kprobe_event and event filters, LTTng (peers.py)
   agg      in-kernel aggregation, no frames: a gtp entry probe (JIT) whose
            only action feeds a $hist_ or a $count_ variable
            (docs/histograms.md), against bpftrace's @ = hist(arg0) and
@@ -168,6 +170,22 @@ def peer_rows(rows):
                                tp, tpc + " < 0", loop, "static_false_jit"))
     rows.append(peers.bpftrace("bpf_tp_true", "bpftrace %s /%s > 0/ count" % (tp, tpc),
                                tp, tpc + " > 0", loop, "static_true_jit"))
+    # BPF's cheapest attach points: a trampoline generated for the one
+    # function (fentry), and the tracepoint's own probe (raw tracepoint)
+    kf = "kfunc:gtp_test:gtp_test_function"
+    no_btf = peers.gtp_test_btf()
+    for sense, ref in (("<", "entry_false_jit"), (">", "entry_true_jit")):
+        key = "bpf_kf_" + ("false" if sense == "<" else "true")
+        rows.append(peers.bpftrace(key, "bpftrace %s /%s %s 0/ count" % (kf, tpc, sense),
+                                   kf, "%s %s 0" % (tpc, sense), loop, ref, why_not=no_btf))
+    # bookworm's bpftrace (0.17) has no raw tracepoints: trixie's has
+    rt = "rawtracepoint:gtp_test_event"
+    for sense, ref in (("<", "static_false_jit"), (">", "static_true_jit")):
+        key = "bpf_rt_" + ("false" if sense == "<" else "true")
+        r = peers.bpftrace(key, "bpftrace %s /arg0*2+arg1*3 %s 0/ count" % (rt, sense),
+                           rt, "arg0*2+arg1*3 %s 0" % sense, loop, ref, trixie=True)
+        r["note"] = r["note"] or peers.bpftrace_version(trixie=True)
+        rows.append(r)
     # ftrace filters have no arithmetic: the nearest condition, same truth
     rows.append(peers.ftrace_kprobe("ftkp_false", "ftrace kprobe_event, filter c1 < 0",
                                     "c1 < 0", loop, "entry_false_jit"))

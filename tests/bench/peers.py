@@ -46,14 +46,23 @@ def _wait_for(p, word, timeout):
     return text, False
 
 
-def bpftrace(key, label, probe, pred, loop, ref, max_probes=None):
+TRIXIE_BPFTRACE = os.path.join(REPO, "tests", "bench", "trixie-bpftrace")
+
+
+def bpftrace(key, label, probe, pred, loop, ref, max_probes=None, why_not=None,
+             trixie=False):
     """bpftrace counting the hits where pred holds: @c = count().
+    why_not: the row fails with it instead (what the probe lacks).
+    trixie: trixie's bpftrace (tests/bench/trixie-bpftrace), for probe
+    types bookworm's lacks.
     max_probes: raises bpftrace's limit on attached probes (512), and the
     open files it may have (bookworm's bpftrace 0.17 attaches a wildcard
     as one perf event kprobe per function, a file each)."""
+    if why_not:
+        return failed(key, label, why_not, ref)
     return _bpftrace(key, label, "%s /%s/ { @c = count(); }" % (probe, pred), loop, ref,
                      lambda text: sum(int(n) for n in re.findall(r"@c: (\d+)", text)),
-                     max_probes)
+                     max_probes, TRIXIE_BPFTRACE if trixie else None)
 
 
 def bpftrace_map(key, label, probe, action, loop, ref):
@@ -69,10 +78,10 @@ def _map_total(text):
     return sum(int(n) for n in keyed + rows)
 
 
-def bpftrace_version():
+def bpftrace_version(trixie=False):
     """`bpftrace v0.17.0`, as it says; bookworm's attaches a wildcard as a
     kprobe per function (no kprobe_multi)."""
-    exe = shutil.which("bpftrace")
+    exe = TRIXIE_BPFTRACE if trixie else shutil.which("bpftrace")
     if not exe:
         return None
     out = subprocess.run([exe, "--version"], stdout=subprocess.PIPE,
@@ -80,12 +89,47 @@ def bpftrace_version():
     return out.strip() or None
 
 
+GTP_TEST_KO = os.path.join(os.environ.get("GTP_KMOD_DIR", REPO), "tracepoints",
+                           "gtp_test.ko")
+
+
+def gtp_test_btf():
+    """Give the loaded gtp_test the BTF that bpftrace's kfunc probes need
+    (fentry programs are typed by it).  Kbuild splits a module's BTF from
+    vmlinux's, and a headers package has no vmlinux, so our build has none;
+    pahole splits it from the running kernel's own (/sys/kernel/btf/vmlinux)
+    into a copy, which replaces the module.  None when it has BTF, or why
+    not (the kfunc rows then print as failed with it)."""
+    if os.path.exists("/sys/kernel/btf/gtp_test"):
+        return None
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return "the kernel has no BTF"
+    pahole = shutil.which("pahole")
+    if not pahole:
+        return "pahole not installed (dwarves)"
+    copy = "/tmp/gtp_test-btf.ko"
+    shutil.copyfile(GTP_TEST_KO, copy)
+    r = subprocess.run([pahole, "-J", "--btf_base", "/sys/kernel/btf/vmlinux", copy],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       env=dict(os.environ, LLVM_OBJCOPY="objcopy"))
+    if r.returncode:
+        return "pahole: " + _last(r.stdout.decode(errors="replace"))
+    subprocess.run(["rmmod", "gtp_test"], check=True)
+    r = subprocess.run(["insmod", copy], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode:
+        subprocess.run(["insmod", GTP_TEST_KO], check=True)
+        return "insmod with BTF: " + _last(r.stdout.decode(errors="replace"))
+    if not os.path.exists("/sys/kernel/btf/gtp_test"):
+        return "the kernel did not take gtp_test's BTF"
+    return None
+
+
 def _more_files():
     resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536))
 
 
-def _bpftrace(key, label, probe_prog, loop, ref, events, max_probes=None):
-    exe = shutil.which("bpftrace")
+def _bpftrace(key, label, probe_prog, loop, ref, events, max_probes=None, exe=None):
+    exe = exe or shutil.which("bpftrace")
     if not exe:
         return failed(key, label, "bpftrace not installed", ref)
     env = more_files = None
@@ -104,7 +148,7 @@ def _bpftrace(key, label, probe_prog, loop, ref, events, max_probes=None):
             text += p.communicate()[0].decode(errors="replace")
             return failed(key, label, "bpftrace: " + _last(text), ref)
         cyc = loop()
-        p.send_signal(signal.SIGINT)
+        text += _interrupt(p)
         # detaching a thousand kprobes one by one takes minutes in TCG
         text += p.communicate(timeout=900)[0].decode(errors="replace")
     finally:
@@ -113,6 +157,22 @@ def _bpftrace(key, label, probe_prog, loop, ref, events, max_probes=None):
             p.wait()
     lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text))
     return row(key, label, cyc, events(text), lost, ref)
+
+
+def _interrupt(p):
+    """SIGINT until bpftrace starts to exit (it prints its maps first):
+    bookworm's sometimes misses the first one (seen with a kfunc probe).
+    What it printed meanwhile."""
+    text = ""
+    for _ in range(30):
+        p.send_signal(signal.SIGINT)
+        start = time.time()
+        more, ok = _wait_for(p, "@", 10)
+        text += more
+        # found, or the end of its output before the 10 s
+        if ok or p.poll() is not None or time.time() - start < 9:
+            break
+    return text
 
 
 def _last(text):

@@ -77,7 +77,8 @@ def render(rows, base, header):
 
 
 # (text, numerator key, denominator key, limit, sense): met when
-# num/den <= limit ("le") or den/num >= limit ("ge", "x cheaper").
+# num/den <= limit ("le"), den/num >= limit ("ge", "x cheaper"), or
+# num - den <= limit cycles ("above").
 TARGETS = [
     ("entry false <= 0.6x empty kprobe", "entry_false_jit", "floor_kprobe", 0.6, "le"),
     ("mid false <= 1.15x empty kprobe at mid", "mid_false_jit", "floor_kprobe_mid", 1.15, "le"),
@@ -94,6 +95,18 @@ TARGETS = [
      0.5, "le"),
     ("false with ~1000 functions armed <= 1.1x with one", "many_false_jit", "many_one_jit",
      1.1, "le"),
+    # against the kernel's own attach mechanism and BPF's cheapest ones
+    ("entry false <= 1.0x empty ftrace_ops", "entry_false_jit", "floor_ftrace", 1.0, "le"),
+    ("entry false <= bpftrace kfunc false", "entry_false_jit", "bpf_kf_false", 1.0, "le"),
+    ("static false <= 1.2x empty tracepoint probe", "static_false_jit", "floor_tp", 1.2, "le"),
+    ("static false <= bpftrace rawtracepoint false", "static_false_jit", "bpf_rt_false", 1.0,
+     "le"),
+    ("entry true+collect <= 150 cycles above entry false", "entry_true_jit", "entry_false_jit",
+     150, "above"),
+    ("static true+collect <= 150 cycles above static false", "static_true_jit",
+     "static_false_jit", 150, "above"),
+    ("mid true+collect <= 150 cycles above mid false", "mid_true_jit", "mid_false_jit", 150,
+     "above"),
 ]
 
 
@@ -103,6 +116,10 @@ def targets(rows, base):
         n, d = _ovh(rows, num, base), _ovh(rows, den, base)
         if n is None or d is None or n <= 0 or d <= 0:
             lines.append("- %s: not met (a row is missing: %s / %s)" % (text, num, den))
+            continue
+        if sense == "above":
+            v = n - d
+            lines.append("- %s: %s (%.1f cycles)" % (text, "met" if v <= lim else "NOT MET", v))
             continue
         v = n / d if sense == "le" else d / n
         ok = v <= lim if sense == "le" else v >= lim
