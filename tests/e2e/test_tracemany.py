@@ -216,3 +216,98 @@ detach
     assert rc == 0, (so, se)
     text = sh("cat /sys/module/gtptrace/parameters/attached")
     assert text.strip() == "", text
+
+
+# What module/ftrace_probe.c's table does with n locations: a power of two
+# of slots, eight per location at least; a location's own slot is its
+# ip's bits 4 and up under that mask; locations go in by ip, each into its
+# own slot or the next free one.
+def table_slots(ips):
+    size = 8
+    while size < 8 * len(ips):
+        size *= 2
+    taken, where = set(), {}
+    for ip in sorted(ips):
+        slot = (ip >> 4) & (size - 1)
+        while slot in taken:
+            slot += 1
+        taken.add(slot)
+        where[ip] = slot - ((ip >> 4) & (size - 1))
+    return size, where
+
+
+# Syscalls the test calls itself, from a process of its own.
+CALLED = ("getppid", "getpgrp", "getuid", "geteuid", "getgid", "getegid", "umask",
+          "sched_yield")
+
+
+def traceable_at_16():
+    """{address: name} of the guest's text functions that ftrace can
+    carry, that the kprobe blacklist leaves, with one address, and at a
+    multiple of 16: then their ftrace location (at the address, or after
+    an endbr64) is in the same 16 bytes, so the test knows its slot."""
+    counts, addrs = {}, {}
+    with open("/proc/kallsyms") as f:
+        for ln in f:
+            a, t, name = ln.split()[:3]
+            if t in "tT":
+                counts[name] = counts.get(name, 0) + 1
+                addrs[name] = int(a, 16)
+    ok = guest_set(FILTER_FUNCTIONS, 0) - guest_set(BLACKLIST, 1)
+    return {a: n for n, a in addrs.items()
+            if counts[n] == 1 and n in ok and a % 16 == 0}
+
+
+def displaced_set(funcs, way):
+    """A called syscall T and way-1 functions below it whose slot, in a
+    table of way locations, is T's: T then sits way-1 slots past its own.
+    None when the guest's layout has no such set."""
+    by_name = {n: a for a, n in funcs.items()}
+    for call in CALLED:
+        t = by_name.get("__x64_sys_" + call)
+        if t is None:
+            continue
+        size = 8
+        while size < 8 * way:
+            size *= 2
+        home = (t >> 4) & (size - 1)
+        # prefer other syscalls: seldom called while the test runs
+        below = sorted((a for a in funcs if a < t and (a >> 4) & (size - 1) == home),
+                       key=lambda a: (not funcs[a].startswith("__x64_sys_"), -a))
+        if len(below) >= way - 1:
+            chosen = below[:way - 1] + [t]
+            if table_slots(chosen)[1][t] == way - 1:
+                return call, [funcs[a] for a in chosen]
+    return None
+
+
+@leaves_target_clean
+def test_displaced_slots():
+    """A function whose slot in the shared ops' table another function
+    took: one slot further (the callback's second inline test) and two
+    further (its out-of-line search) still run that function's own
+    tracepoint, for every call.  The functions are chosen from the
+    guest's own addresses so that the table places them so."""
+    vmlinux_btf()
+    funcs = traceable_at_16()
+    calls = 7
+    for way in (2, 3):
+        found = displaced_set(funcs, way)
+        assert found, "no %d functions of one slot below a called syscall" % way
+        call, names = found
+        body = "".join("trace %s\n" % n for n in names)
+        out = session(body + """tstart
+shell cat /sys/module/gtptrace/parameters/attached
+shell python3 -c "import os; [os.%s(%s) for _ in range(%d)]"
+tstop
+tstatus
+info tracepoints
+""" % (call, "0o22" if call == "umask" else "", calls))
+        kinds, n = attached(out)
+        assert n == way and set(kinds) == {"ftrace"}, out
+        # the called one, last defined: hit at least once per call
+        hits = re.findall(r"^\d+\s+tracepoint\s+keep y\s+0x[0-9a-f]+ <(\S+?)(?:\+\d+)?>\n"
+                          r"(?:\t.*\n)*?\ttracepoint already hit (\d+) times?", out, re.M)
+        got = dict((name, int(h)) for name, h in hits)
+        print("# %d in one slot: %s, hits %s" % (way, " ".join(names), got))
+        assert got.get(names[-1], 0) >= calls, out
