@@ -30,23 +30,30 @@ def _read(path):
 # --- bpftrace -------------------------------------------------------------
 
 def _wait_for(p, word, timeout):
-    """Read p's stdout until a line contains word; the text read so far
-    and whether it was found."""
+    """Read p's stdout until it contains word; the text read so far and
+    whether it was found.  Straight from the pipe, never through the
+    file object's buffer, so that communicate() gets all the rest."""
     text, end = "", time.time() + timeout
+    fd = p.stdout.fileno()
     while time.time() < end:
-        r, _, _ = select.select([p.stdout], [], [], max(0.1, end - time.time()))
+        r, _, _ = select.select([fd], [], [], max(0.1, end - time.time()))
         if not r:
             continue
-        line = p.stdout.readline().decode(errors="replace")
-        if not line:
+        chunk = os.read(fd, 65536).decode(errors="replace")
+        if not chunk:
             return text, False
-        text += line
-        if word in line:
+        text += chunk
+        if word in text:
             return text, True
     return text, False
 
 
 TRIXIE_BPFTRACE = os.path.join(REPO, "tests", "bench", "trixie-bpftrace")
+# Guest seconds for bpftrace to attach.  Under -icount, guest time skips
+# ahead while the guest waits for the host (its first start reads LLVM's
+# libraries over 9p): on a busy host a few real minutes are thousands of
+# guest seconds.  A bpftrace that fails exits, so this only bounds a hang.
+READY_S = 3600
 
 
 def bpftrace(key, label, probe, pred, loop, ref, max_probes=None, why_not=None,
@@ -142,7 +149,7 @@ def _bpftrace(key, label, probe_prog, loop, ref, events, max_probes=None, exe=No
                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                          preexec_fn=more_files)
     try:
-        text, ok = _wait_for(p, "gtp-ready", 300)
+        text, ok = _wait_for(p, "gtp-ready", READY_S)
         if not ok:
             p.kill()
             text += p.communicate()[0].decode(errors="replace")
