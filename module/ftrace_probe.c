@@ -339,7 +339,7 @@ static __always_inline unsigned long fp_chain_key(unsigned long ip)
 
 /* Several tracepoints on one ip: each as its own ops would run. */
 static void notrace gtp_fprobe_run_all(struct gtp_fprobe *fp,
-			       struct ftrace_regs *fregs)
+				       struct ftrace_regs *fregs)
 {
 	for (; fp; fp = fp->same)
 		gtp_fprobe_run(fp, fregs);
@@ -351,9 +351,9 @@ static void notrace gtp_fprobe_run_all(struct gtp_fprobe *fp,
  * slots from @slot on, up to the first free one (linear probing, never
  * past the table's end: fp_ops_build()).
  */
-static noinline void notrace gtp_fprobe_cb_far(const struct gtp_fp_loc *slot,
-				       unsigned long ip,
-				       struct ftrace_regs *fregs)
+static noinline void notrace
+gtp_fprobe_cb_far(const struct gtp_fp_loc *slot, unsigned long ip,
+		  struct ftrace_regs *fregs)
 {
 	for (; slot->ip; slot++)
 		if (slot->ip == ip || slot->ip == fp_chain_key(ip)) {
