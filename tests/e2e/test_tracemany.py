@@ -12,7 +12,7 @@ import re
 
 from btflib import session, vmlinux_btf
 from gtplib import (GDB_HEAD, GDBPY, ctl, expect, expect_not, frames_collected, gdb_script,
-                    leaves_target_clean, sh)
+                    leaves_target_clean, reset_target, sh)
 
 FILTER_FUNCTIONS = "/sys/kernel/tracing/available_filter_functions"
 BLACKLIST = "/sys/kernel/debug/kprobes/blacklist"
@@ -243,15 +243,16 @@ CALLED = ("getppid", "getpgrp", "getuid", "geteuid", "getgid", "getegid", "umask
 
 
 def traceable_at_16():
-    """{address: name} of the guest's text functions that ftrace can
-    carry, that the kprobe blacklist leaves, with one address, and at a
-    multiple of 16: then their ftrace location (at the address, or after
-    an endbr64) is in the same 16 bytes, so the test knows its slot."""
+    """{address: name} of the kernel's own text functions (not a
+    module's: those move from boot to boot) that ftrace can carry, that the kprobe blacklist leaves, with one
+    address, and at a multiple of 16: then their ftrace location (at the
+    address, or after an endbr64) is in the same 16 bytes, so the test
+    knows its slot."""
     counts, addrs = {}, {}
     with open("/proc/kallsyms") as f:
         for ln in f:
             a, t, name = ln.split()[:3]
-            if t in "tT":
+            if t in "tT" and len(ln.split()) == 3:
                 counts[name] = counts.get(name, 0) + 1
                 addrs[name] = int(a, 16)
     ok = guest_set(FILTER_FUNCTIONS, 0) - guest_set(BLACKLIST, 1)
@@ -310,6 +311,7 @@ info tracepoints
 echo =way-end=\\n
 delete
 """ % (call, "0o22" if call == "umask" else "", calls)
+    reset_target()
     out = gdb_script(GDB_HEAD + body)
     parts = out.split("=way-end=")
     assert len(parts) == 3, out
