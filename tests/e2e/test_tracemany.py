@@ -223,18 +223,24 @@ detach
 # of slots, eight per location at least; a location's own slot is its
 # ip's bits 4 and up under that mask; locations go in by ip, each into its
 # own slot or the next free one.
-def table_slots(ips):
+def table_size(n):
     size = 8
-    while size < 8 * len(ips):
+    while size < 8 * n:
         size *= 2
+    return size
+
+
+def table_slots(ips):
+    """{ip: how many slots past its own it sits}"""
+    mask = table_size(len(ips)) - 1
     taken, where = set(), {}
     for ip in sorted(ips):
-        slot = (ip >> 4) & (size - 1)
+        slot = (ip >> 4) & mask
         while slot in taken:
             slot += 1
         taken.add(slot)
-        where[ip] = slot - ((ip >> 4) & (size - 1))
-    return size, where
+        where[ip] = slot - ((ip >> 4) & mask)
+    return where
 
 
 # Syscalls the test calls itself, from a process of its own.
@@ -244,10 +250,10 @@ CALLED = ("getppid", "getpgrp", "getuid", "geteuid", "getgid", "getegid", "umask
 
 def traceable_at_16():
     """{address: name} of the kernel's own text functions (not a
-    module's: those move from boot to boot) that ftrace can carry, that the kprobe blacklist leaves, with one
-    address, and at a multiple of 16: then their ftrace location (at the
-    address, or after an endbr64) is in the same 16 bytes, so the test
-    knows its slot."""
+    module's: those move from boot to boot) that ftrace can carry, that
+    the kprobe blacklist leaves, with one address, and at a multiple of
+    16: then their ftrace location (at the address, or after an endbr64)
+    is in the same 16 bytes, so the test knows its slot."""
     counts, addrs = {}, {}
     with open("/proc/kallsyms") as f:
         for ln in f:
@@ -263,23 +269,22 @@ def traceable_at_16():
 def displaced_set(funcs, way):
     """A called syscall T and way-1 functions below it whose slot, in a
     table of way locations, is T's: T then sits way-1 slots past its own.
-    None when the guest's layout has no such set."""
+    (T's name, their addresses, T's last); None when the guest's layout
+    has no such set."""
     by_name = {n: a for a, n in funcs.items()}
+    mask = table_size(way) - 1
     for call in CALLED:
         t = by_name.get("__x64_sys_" + call)
         if t is None:
             continue
-        size = 8
-        while size < 8 * way:
-            size *= 2
-        home = (t >> 4) & (size - 1)
+        home = (t >> 4) & mask
         # prefer other syscalls: seldom called while the test runs
-        below = sorted((a for a in funcs if a < t and (a >> 4) & (size - 1) == home),
+        below = sorted((a for a in funcs if a < t and (a >> 4) & mask == home),
                        key=lambda a: (not funcs[a].startswith("__x64_sys_"), -a))
         if len(below) >= way - 1:
             chosen = below[:way - 1] + [t]
-            if table_slots(chosen)[1][t] == way - 1:
-                return call, [funcs[a] for a in chosen]
+            if table_slots(chosen)[t] == way - 1:
+                return call, chosen
     return None
 
 
@@ -299,10 +304,9 @@ def test_displaced_slots():
     for way in (2, 3):
         found = displaced_set(funcs, way)
         assert found, "no %d functions of one slot below a called syscall" % way
-        call, names = found
-        sets[way] = names
-        addr = {n: a for a, n in funcs.items()}
-        body += "".join("trace *0x%x\n" % addr[n] for n in names) + """tstart
+        call, chosen = found
+        sets[way] = [funcs[a] for a in chosen]
+        body += "".join("trace *0x%x\n" % a for a in chosen) + """tstart
 shell cat /sys/module/gtptrace/parameters/attached
 shell python3 -c "import os; [os.%s(%s) for _ in range(%d)]"
 tstop
