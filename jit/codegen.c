@@ -52,6 +52,15 @@ const u8 jit_slot_reg[JIT_NR_SLOT_REGS] = {
 	X86_RAX, X86_RSI, X86_R8, X86_R9, X86_R10,
 };
 
+/*
+ * A probe keeps every argument register as it got them, for the hit it
+ * may jump to: its slots are the three registers no caller passes
+ * anything in.
+ */
+static const u8 jit_probe_slot_reg[JIT_PROBE_SLOT_REGS] = {
+	X86_RAX, X86_R10, X86_R11,
+};
+
 #define JIT_MAX_INSN	256	/* bytes one IR insn may need (checked) */
 #define JIT_MAX_PASSES	20
 #define ENV_OFF(f)	((s32)offsetof(struct ax_env, f))
@@ -70,6 +79,9 @@ struct jit_stub {
 
 struct jit_ctx {
 	const struct jit_ir *ir;
+	const u8 *slot_reg;	/* jit_slot_reg or jit_probe_slot_reg */
+	int nslot_regs;
+	void *probe_hit;	/* a probe: where a true condition jumps */
 	bool framed;
 	bool uses_regs;
 	int env;		/* register holding env */
@@ -95,9 +107,9 @@ struct jit_ctx {
 	int err;
 };
 
-static bool slot_in_reg(int s)
+static bool slot_in_reg(const struct jit_ctx *ctx, int s)
 {
-	return s < JIT_NR_SLOT_REGS;
+	return s < ctx->nslot_regs;
 }
 
 static s32 slot_home(int s)
@@ -106,34 +118,59 @@ static s32 slot_home(int s)
 }
 
 /* The register holding slot @s: its own, or @tmp loaded from memory. */
-static int get_slot(u8 **pprog, int s, int tmp)
+static int get_slot(const struct jit_ctx *ctx, u8 **pprog, int s, int tmp)
 {
-	if (slot_in_reg(s))
-		return jit_slot_reg[s];
+	if (slot_in_reg(ctx, s))
+		return ctx->slot_reg[s];
 	emit_load(pprog, 8, false, tmp, X86_RSP, slot_home(s));
 	return tmp;
 }
 
-/* Where to compute a new value of slot @s before put_slot(). */
-static int dst_slot(int s, int tmp)
+/* Where to compute a new value of slot @s before put_slot(ctx, ). */
+static int dst_slot(const struct jit_ctx *ctx, int s, int tmp)
 {
-	return slot_in_reg(s) ? jit_slot_reg[s] : tmp;
+	return slot_in_reg(ctx, s) ? ctx->slot_reg[s] : tmp;
 }
 
 /* Slot @s = register @r. */
-static void put_slot(u8 **pprog, int s, int r)
+static void put_slot(const struct jit_ctx *ctx, u8 **pprog, int s, int r)
 {
-	if (slot_in_reg(s))
-		emit_mov_rr(pprog, jit_slot_reg[s], r);
+	if (slot_in_reg(ctx, s))
+		emit_mov_rr(pprog, ctx->slot_reg[s], r);
 	else
 		emit_store(pprog, 8, X86_RSP, slot_home(s), r);
+}
+
+/*
+ * A probe reads registers where its caller left them: the pt_regs field at
+ * @off as the machine register, or -1 for one a probe cannot read (its
+ * own slots rax, r10, r11, and what is not a general register at a call:
+ * rsp, rip, flags, segments).
+ */
+static int probe_reg(u32 off)
+{
+	switch (off) {
+	case offsetof(struct pt_regs, di): return X86_RDI;
+	case offsetof(struct pt_regs, si): return X86_RSI;
+	case offsetof(struct pt_regs, dx): return X86_RDX;
+	case offsetof(struct pt_regs, cx): return X86_RCX;
+	case offsetof(struct pt_regs, r8): return X86_R8;
+	case offsetof(struct pt_regs, r9): return X86_R9;
+	case offsetof(struct pt_regs, bx): return X86_RBX;
+	case offsetof(struct pt_regs, bp): return X86_RBP;
+	case offsetof(struct pt_regs, r12): return X86_R12;
+	case offsetof(struct pt_regs, r13): return X86_R13;
+	case offsetof(struct pt_regs, r14): return X86_R14;
+	case offsetof(struct pt_regs, r15): return X86_R15;
+	}
+	return -1;
 }
 
 static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc)
 {
 	struct jit_stub *st;
 
-	if (ctx->nstubs >= ctx->max_stubs) {
+	if (ctx->nstubs >= ctx->max_stubs || ctx->probe_hit) {
 		ctx->err = -EFAULT;
 		return 0;
 	}
@@ -236,6 +273,11 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 		*prog++ = 0x1e;
 		*prog++ = 0xfa;
 	}
+	if (ctx->probe_hit) {
+		/* no env, no frame; no charge: probe_ok() said it cannot fail */
+		*pprog = prog;
+		return;
+	}
 	if (ctx->uses_regs) {
 		/* mov tmp, [rdi + regs]; test tmp, tmp; jz interp */
 		emit_load(&prog, 8, false, tmp, X86_RDI, ENV_OFF(regs));
@@ -287,7 +329,7 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 
 	switch (in->src) {
 	case JSRC_STACK:
-		r = get_slot(&prog, d - 1, X86_RCX);
+		r = get_slot(ctx, &prog, d - 1, X86_RCX);
 		if (alu < 0)
 			emit_imul_rr(&prog, l, r);
 		else
@@ -312,7 +354,11 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 		}
 		break;
 	default:	/* JSRC_REGS */
-		if (alu < 0)
+		if (ctx->probe_hit && alu < 0)
+			emit_imul_rr(&prog, l, probe_reg(in->imm));
+		else if (ctx->probe_hit)
+			emit_alu_rr(&prog, alu, l, probe_reg(in->imm));
+		else if (alu < 0)
 			emit_imul_rm(&prog, l, ctx->regs, in->imm);
 		else
 			emit_alu_rm(&prog, alu, l, ctx->regs, in->imm);
@@ -343,11 +389,11 @@ static void emit_alu_op(struct jit_ctx *ctx, u8 **pprog,
 			const struct jit_insn *in)
 {
 	int s = lhs_slot(in);
-	int l = get_slot(pprog, s, X86_RDX);
+	int l = get_slot(ctx, pprog, s, X86_RDX);
 
 	emit_alu_src(ctx, pprog, in, alu_of(in->op), l, in->depth);
-	if (!slot_in_reg(s))
-		put_slot(pprog, s, l);
+	if (!slot_in_reg(ctx, s))
+		put_slot(ctx, pprog, s, l);
 }
 
 /* Patch a forward rel8 whose displacement byte is at @at to land here. */
@@ -367,18 +413,18 @@ static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
 	int s = lhs_slot(in);
 	int sh = in->op == AX_LSH ? X86_SHL :
 		 in->op == AX_RSH_SIGNED ? X86_SAR : X86_SHR;
-	int l = get_slot(&prog, s, X86_RDX), r;
+	int l = get_slot(ctx, &prog, s, X86_RDX), r;
 
 	if (in->src == JSRC_IMM) {
 		if (in->imm & 63)
 			emit_shift_imm(&prog, sh, l, in->imm & 63);
 	} else {
-		r = get_slot(&prog, in->depth - 1, X86_RCX);
+		r = get_slot(ctx, &prog, in->depth - 1, X86_RCX);
 		emit_mov_rr(&prog, X86_RCX, r);
 		emit_shift_cl(&prog, sh, l);
 	}
-	if (!slot_in_reg(s))
-		put_slot(&prog, s, l);
+	if (!slot_in_reg(ctx, s))
+		put_slot(ctx, &prog, s, l);
 	*pprog = prog;
 }
 
@@ -399,11 +445,11 @@ static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
  * then sar k for the quotient; the remainder is x minus the biased
  * value rounded down to a multiple of 2^k.
  */
-static void emit_divrem_pow2(u8 **pprog, const struct jit_insn *in,
+static void emit_divrem_pow2(struct jit_ctx *ctx, u8 **pprog, const struct jit_insn *in,
 			     bool sgn, bool rem, int s)
 {
 	u8 k = ilog2_u64(in->imm);
-	int l = get_slot(pprog, s, X86_RDX);
+	int l = get_slot(ctx, pprog, s, X86_RDX);
 
 	if (!sgn) {
 		if (rem)
@@ -425,8 +471,8 @@ static void emit_divrem_pow2(u8 **pprog, const struct jit_insn *in,
 			emit_mov_rr(pprog, l, t);
 		}
 	}
-	if (!slot_in_reg(s))
-		put_slot(pprog, s, l);
+	if (!slot_in_reg(ctx, s))
+		put_slot(ctx, pprog, s, l);
 }
 
 static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
@@ -438,7 +484,7 @@ static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 	int s = lhs_slot(in), l, r;
 
 	if (in->src == JSRC_IMM && sgn && (s64)in->imm == -1) {
-		l = get_slot(&prog, s, X86_RDX);
+		l = get_slot(ctx, &prog, s, X86_RDX);
 		if (rem)
 			emit_mov_imm(&prog, l, 0);
 		else
@@ -447,14 +493,14 @@ static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 	}
 	if (in->src == JSRC_IMM && is_pow2(in->imm) && in->imm >= 2 &&
 	    in->imm <= (1ULL << 31)) {
-		emit_divrem_pow2(&prog, in, sgn, rem, s);
+		emit_divrem_pow2(ctx, &prog, in, sgn, rem, s);
 		*pprog = prog;
 		return;
 	}
 	if (in->src == JSRC_IMM) {
 		emit_mov_imm(&prog, X86_RCX, in->imm);
 	} else {
-		r = get_slot(&prog, in->depth - 1, X86_RCX);
+		r = get_slot(ctx, &prog, in->depth - 1, X86_RCX);
 		emit_mov_rr(&prog, X86_RCX, r);
 		emit_test_rr(&prog, X86_RCX, X86_RCX);
 		emit_error_if(ctx, &prog, JCC_E, AX_ERR_DIV0, in);
@@ -462,21 +508,21 @@ static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 			emit_alu_ri(&prog, X86_CMP, X86_RCX, -1);
 			emit_jcc8(&prog, JCC_NE, 0);
 			fix_ne = prog - 1;
-			l = get_slot(&prog, s, X86_RDX);
+			l = get_slot(ctx, &prog, s, X86_RDX);
 			if (rem)
 				emit_mov_imm(&prog, l, 0);
 			else
 				emit_neg(&prog, l);
-			if (!slot_in_reg(s))
-				put_slot(&prog, s, l);
+			if (!slot_in_reg(ctx, s))
+				put_slot(ctx, &prog, s, l);
 			emit_jmp8(&prog, 0);
 			fix_done = prog - 1;
 			patch_rel8(fix_ne, prog);
 		}
 	}
 
-	if (slot_in_reg(s)) {
-		l = jit_slot_reg[s];
+	if (slot_in_reg(ctx, s)) {
+		l = ctx->slot_reg[s];
 		if (l != X86_RAX)
 			emit_xchg(&prog, X86_RAX, l);
 	} else {
@@ -509,8 +555,8 @@ static void emit_divrem(struct jit_ctx *ctx, u8 **pprog,
 	return;
 
 out_put:
-	if (!slot_in_reg(s))
-		put_slot(&prog, s, l);
+	if (!slot_in_reg(ctx, s))
+		put_slot(ctx, &prog, s, l);
 	*pprog = prog;
 }
 
@@ -518,16 +564,16 @@ static void emit_compare(struct jit_ctx *ctx, u8 **pprog,
 			 const struct jit_insn *in, int *lhs)
 {
 	int s = lhs_slot(in);
-	int l = get_slot(pprog, s, X86_RDX);
+	int l = get_slot(ctx, pprog, s, X86_RDX);
 
 	emit_alu_src(ctx, pprog, in, X86_CMP, l, in->depth);
 	*lhs = l;
 }
 
-static void emit_ext(u8 **pprog, const struct jit_insn *in)
+static void emit_ext(struct jit_ctx *ctx, u8 **pprog, const struct jit_insn *in)
 {
 	int s = in->depth - 1;
-	int l = get_slot(pprog, s, X86_RDX);
+	int l = get_slot(ctx, pprog, s, X86_RDX);
 	unsigned int n = in->imm;
 
 	if (in->op == AX_EXT) {
@@ -553,67 +599,82 @@ static void emit_ext(u8 **pprog, const struct jit_insn *in)
 			emit_shift_imm(pprog, X86_SHR, l, 64 - n);
 		}
 	}
-	if (!slot_in_reg(s))
-		put_slot(pprog, s, l);
+	if (!slot_in_reg(ctx, s))
+		put_slot(ctx, pprog, s, l);
+}
+
+/* A probe's reg N: a move from where the caller left it. */
+static void emit_probe_reg(u8 **pprog, const struct jit_insn *in, int r)
+{
+	int src = probe_reg(in->imm);
+
+	if (in->flags & JF_SX)
+		emit_movsx_rr(pprog, in->ext, r, src);
+	else if (in->flags & JF_ZX)
+		emit_movzx_rr(pprog, in->ext, r, src);
+	else
+		emit_mov_rr(pprog, r, src);
 }
 
 /* reg N: one load from the pt_regs slot, extended as opt_load_ext said */
 static void emit_reg(struct jit_ctx *ctx, u8 **pprog,
 		     const struct jit_insn *in)
 {
-	int d = in->depth, r = dst_slot(d, X86_RCX);
+	int d = in->depth, r = dst_slot(ctx, d, X86_RCX);
 
 	if (in->imm == (u32)-1) {
 		emit_error_if(ctx, pprog, -1, AX_ERR_REG, in);
 		return;
 	}
-	if (in->flags & (JF_SX | JF_ZX))
+	if (ctx->probe_hit)
+		emit_probe_reg(pprog, in, r);
+	else if (in->flags & (JF_SX | JF_ZX))
 		emit_load(pprog, in->ext / 8, in->flags & JF_SX, r,
 			  ctx->regs, in->imm);
 	else
 		emit_load(pprog, 8, false, r, ctx->regs, in->imm);
-	if (!slot_in_reg(d))
-		put_slot(pprog, d, r);
+	if (!slot_in_reg(ctx, d))
+		put_slot(ctx, pprog, d, r);
 }
 
-static void emit_move_slot(u8 **pprog, int dst, int src)
+static void emit_move_slot(struct jit_ctx *ctx, u8 **pprog, int dst, int src)
 {
-	int r = get_slot(pprog, src, X86_RDX);
+	int r = get_slot(ctx, pprog, src, X86_RDX);
 
-	put_slot(pprog, dst, r);
+	put_slot(ctx, pprog, dst, r);
 }
 
-static void emit_stack_op(u8 **pprog, const struct jit_insn *in)
+static void emit_stack_op(struct jit_ctx *ctx, u8 **pprog, const struct jit_insn *in)
 {
 	u8 *prog = *pprog;
 	int d = in->depth, a, b;
 
 	switch (in->op) {
 	case AX_DUP:
-		emit_move_slot(&prog, d, d - 1);
+		emit_move_slot(ctx, &prog, d, d - 1);
 		break;
 	case AX_PICK:
-		emit_move_slot(&prog, d, d - 1 - in->imm);
+		emit_move_slot(ctx, &prog, d, d - 1 - in->imm);
 		break;
 	case AX_SWAP:
-		if (slot_in_reg(d - 1)) {
-			emit_xchg(&prog, jit_slot_reg[d - 2],
-				  jit_slot_reg[d - 1]);
+		if (slot_in_reg(ctx, d - 1)) {
+			emit_xchg(&prog, ctx->slot_reg[d - 2],
+				  ctx->slot_reg[d - 1]);
 			break;
 		}
-		a = get_slot(&prog, d - 2, X86_RDX);
+		a = get_slot(ctx, &prog, d - 2, X86_RDX);
 		emit_mov_rr(&prog, X86_RDX, a);
-		b = get_slot(&prog, d - 1, X86_RCX);
-		put_slot(&prog, d - 2, b);
-		put_slot(&prog, d - 1, X86_RDX);
+		b = get_slot(ctx, &prog, d - 1, X86_RCX);
+		put_slot(ctx, &prog, d - 2, b);
+		put_slot(ctx, &prog, d - 1, X86_RDX);
 		break;
 	case AX_ROT:
 		/* a b c => c a b */
-		b = get_slot(&prog, d - 1, X86_RCX);
+		b = get_slot(ctx, &prog, d - 1, X86_RCX);
 		emit_mov_rr(&prog, X86_RCX, b);
-		emit_move_slot(&prog, d - 1, d - 2);
-		emit_move_slot(&prog, d - 2, d - 3);
-		put_slot(&prog, d - 3, X86_RCX);
+		emit_move_slot(ctx, &prog, d - 1, d - 2);
+		emit_move_slot(ctx, &prog, d - 2, d - 3);
+		put_slot(ctx, &prog, d - 3, X86_RCX);
 		break;
 	}
 	*pprog = prog;
@@ -696,10 +757,10 @@ static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
 }
 
 /* Argument register @dst = slot @s, from its register or its home. */
-static void load_arg(u8 **pprog, int dst, int s)
+static void load_arg(struct jit_ctx *ctx, u8 **pprog, int dst, int s)
 {
-	if (slot_in_reg(s))
-		emit_mov_rr(pprog, dst, jit_slot_reg[s]);
+	if (slot_in_reg(ctx, s))
+		emit_mov_rr(pprog, dst, ctx->slot_reg[s]);
 	else
 		emit_load(pprog, 8, false, dst, X86_RSP, slot_home(s));
 }
@@ -736,20 +797,20 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		keep = d;
 		break;
 	}
-	for (s = 0; s < keep && slot_in_reg(s); s++)
-		emit_store(&prog, 8, X86_RSP, slot_home(s), jit_slot_reg[s]);
+	for (s = 0; s < keep && slot_in_reg(ctx, s); s++)
+		emit_store(&prog, 8, X86_RSP, slot_home(s), ctx->slot_reg[s]);
 
 	switch (in->op) {
 	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
 		/* ax_hook_read(env, addr, &scratch, size) */
 		emit_lea(&prog, X86_RDX, X86_RSP, ctx->scratch);
 		emit_mov_imm(&prog, X86_RCX, size);
-		load_arg(&prog, X86_RSI, d - 1);
+		load_arg(ctx, &prog, X86_RSI, d - 1);
 		break;
 	case AX_TRACE: case AX_TRACENZ:
 		/* ax_hook_trace(env, addr, size, upto_nul) */
-		load_arg(&prog, X86_RDX, d - 1);
-		load_arg(&prog, X86_RSI, d - 2);
+		load_arg(ctx, &prog, X86_RDX, d - 1);
+		load_arg(ctx, &prog, X86_RSI, d - 2);
 		/* a size above U32_MAX fails before the hook: mov ecx, edx;
 		 * cmp rcx, rdx; jne error */
 		emit_mov_rr32(&prog, X86_RCX, X86_RDX);
@@ -760,7 +821,7 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 	case AX_TRACE_QUICK:
 		emit_mov_imm(&prog, X86_RDX, in->imm);
 		emit_mov_imm(&prog, X86_RCX, 0);
-		load_arg(&prog, X86_RSI, d - 1);
+		load_arg(ctx, &prog, X86_RSI, d - 1);
 		break;
 	case AX_GETV:
 		/* ax_hook_getv(env, tsv, &scratch) */
@@ -769,7 +830,7 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 		break;
 	case AX_SETV:
 		/* ax_hook_setv(env, tsv, top) */
-		load_arg(&prog, X86_RDX, d - 1);
+		load_arg(ctx, &prog, X86_RDX, d - 1);
 		emit_mov_imm(&prog, X86_RSI, in->imm);
 		break;
 	default:
@@ -784,16 +845,36 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 	emit_error_if(ctx, &prog, JCC_NE, hook_error(in->op), in);
 
 	if (res >= 0) {
-		int r = dst_slot(res, X86_RCX);
+		int r = dst_slot(ctx, res, X86_RCX);
 
 		emit_load(&prog, size, in->flags & JF_SX, r, X86_RSP,
 			  ctx->scratch);
-		if (!slot_in_reg(res))
-			put_slot(&prog, res, r);
+		if (!slot_in_reg(ctx, res))
+			put_slot(ctx, &prog, res, r);
 	}
-	for (s = 0; s < keep && slot_in_reg(s); s++)
-		emit_load(&prog, 8, false, jit_slot_reg[s], X86_RSP,
+	for (s = 0; s < keep && slot_in_reg(ctx, s); s++)
+		emit_load(&prog, 8, false, ctx->slot_reg[s], X86_RSP,
 			  slot_home(s));
+	*pprog = prog;
+}
+
+/*
+ * A probe's end: a true condition jumps to the hit with every register the
+ * probe got but its slots as it got them (a tail call: the hit returns to
+ * the probe's caller), a false one returns.  @cc is the jump's condition
+ * on the flags just set, or -1 for an empty stack (false: return).
+ */
+static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
+{
+	u8 *prog = *pprog, *fix = NULL;
+
+	if (cc >= 0) {
+		emit_jcc8(&prog, cc ^ 1, 0);
+		fix = prog - 1;
+		emit_call_fn(ctx, &prog, ctx->probe_hit, true, X86_R11);
+		patch_rel8(fix, prog);
+	}
+	emit_epilogue(ctx, &prog);
 	*pprog = prog;
 }
 
@@ -802,10 +883,18 @@ static void emit_end(struct jit_ctx *ctx, u8 **pprog,
 {
 	int r;
 
+	if (ctx->probe_hit) {
+		if (in->depth) {
+			r = ctx->slot_reg[in->depth - 1];
+			emit_test_rr(pprog, r, r);
+		}
+		emit_probe_exit(ctx, pprog, in->depth ? JCC_NE : -1);
+		return;
+	}
 	if (in->depth == 0) {
 		emit_mov_imm(pprog, X86_RAX, 0);
 	} else {
-		r = get_slot(pprog, in->depth - 1, X86_RAX);
+		r = get_slot(ctx, pprog, in->depth - 1, X86_RAX);
 		emit_mov_rr(pprog, X86_RAX, r);
 	}
 	emit_epilogue(ctx, pprog);
@@ -840,7 +929,7 @@ static void emit_back_jump(struct jit_ctx *ctx, u8 **pprog,
 static void emit_direct_load(struct jit_ctx *ctx, u8 **pprog,
 			     const struct jit_insn *in)
 {
-	int r = dst_slot(in->depth, X86_RCX), size = in->ext / 8;
+	int r = dst_slot(ctx, in->depth, X86_RCX), size = in->ext / 8;
 	bool sx = in->flags & JF_SX;
 
 	emit_alu_mi32(pprog, X86_CMP, ctx->env, ENV_OFF(faults),
@@ -852,17 +941,17 @@ static void emit_direct_load(struct jit_ctx *ctx, u8 **pprog,
 		emit_mov_imm(pprog, X86_RCX, in->imm);
 		emit_load(pprog, size, sx, r, X86_RCX, 0);
 	}
-	if (!slot_in_reg(in->depth))
-		put_slot(pprog, in->depth, r);
+	if (!slot_in_reg(ctx, in->depth))
+		put_slot(ctx, pprog, in->depth, r);
 }
 
-static void emit_const(u8 **pprog, const struct jit_insn *in)
+static void emit_const(struct jit_ctx *ctx, u8 **pprog, const struct jit_insn *in)
 {
-	int l = dst_slot(in->depth, X86_RCX);
+	int l = dst_slot(ctx, in->depth, X86_RCX);
 
 	emit_mov_imm(pprog, l, in->imm);
-	if (!slot_in_reg(in->depth))
-		put_slot(pprog, in->depth, l);
+	if (!slot_in_reg(ctx, in->depth))
+		put_slot(ctx, pprog, in->depth, l);
 }
 
 /* The first live insn at or after @i, or ir->n. */
@@ -893,7 +982,7 @@ static bool emit_tail_copy(struct jit_ctx *ctx, u8 **pprog, u32 t)
 	b = live_from(ir, a + 1);
 	if (b >= ir->n || ir->insn[b].op != AX_END)
 		return false;
-	emit_const(pprog, &ir->insn[a]);
+	emit_const(ctx, pprog, &ir->insn[a]);
 	emit_end(ctx, pprog, &ir->insn[b]);
 	return true;
 }
@@ -931,7 +1020,25 @@ static void emit_compare_load(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	const struct jit_insn *in = &ctx->ir->insn[i];
 	const struct jit_insn *pv = &ctx->ir->insn[jit_prev(ctx->ir, i)];
 
-	emit_alu_mi32(pprog, X86_CMP, ctx->regs, (s32)pv->imm, (s32)in->imm);
+	if (ctx->probe_hit)
+		emit_alu_ri32(pprog, X86_CMP, probe_reg(pv->imm),
+			      (s32)in->imm);
+	else
+		emit_alu_mi32(pprog, X86_CMP, ctx->regs, (s32)pv->imm,
+			      (s32)in->imm);
+}
+
+/*
+ * A probe's compare whose value is the condition ('compare; end'): jump
+ * to the hit on the compare's own flags, no setcc.  The 'end' is still
+ * emitted, for jumps that land on it.
+ */
+static bool probe_cmp_ends(const struct jit_ctx *ctx, u32 i)
+{
+	u32 e = live_from(ctx->ir, i + 1);
+
+	return ctx->probe_hit && ctx->ir->insn[i].op == JIT_CMP &&
+	       e < ctx->ir->n && ctx->ir->insn[e].op == AX_END;
 }
 
 /* One IR insn.  Returns 0 or -errno (ctx->err for stubs overflow). */
@@ -946,7 +1053,7 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	case AX_POP:
 		break;
 	case AX_CONST64:
-		emit_const(pprog, in);
+		emit_const(ctx, pprog, in);
 		break;
 	case AX_REG:
 		l = jit_next(ctx->ir, i);
@@ -966,30 +1073,38 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		emit_divrem(ctx, pprog, in);
 		break;
 	case AX_BIT_NOT:
-		l = get_slot(pprog, in->depth - 1, X86_RDX);
+		l = get_slot(ctx, pprog, in->depth - 1, X86_RDX);
 		emit_not(pprog, l);
-		if (!slot_in_reg(in->depth - 1))
-			put_slot(pprog, in->depth - 1, l);
+		if (!slot_in_reg(ctx, in->depth - 1))
+			put_slot(ctx, pprog, in->depth - 1, l);
 		break;
 	case AX_EXT: case AX_ZERO_EXT:
-		emit_ext(pprog, in);
+		emit_ext(ctx, pprog, in);
 		break;
 	case JIT_CMP:
+		if (probe_cmp_ends(ctx, i)) {
+			if (cmp_takes_load(ctx->ir, i))
+				emit_compare_load(ctx, pprog, i);
+			else
+				emit_compare(ctx, pprog, in, &l);
+			emit_probe_exit(ctx, pprog, in->cc);
+			break;
+		}
 		if (in->src == JSRC_IMM && in->imm == 0 && in->cc == JCC_L &&
 		    !(in->flags & JF_TEST)) {
 			/* x < 0 is x's sign bit: shr x, 63 */
-			l = get_slot(pprog, lhs_slot(in), X86_RDX);
+			l = get_slot(ctx, pprog, lhs_slot(in), X86_RDX);
 			emit_shift_imm(pprog, X86_SHR, l, 63);
 		} else if (cmp_takes_load(ctx->ir, i)) {
 			emit_compare_load(ctx, pprog, i);
-			l = dst_slot(lhs_slot(in), X86_RDX);
+			l = dst_slot(ctx, lhs_slot(in), X86_RDX);
 			emit_setcc_zx(pprog, in->cc, l);
 		} else {
 			emit_compare(ctx, pprog, in, &l);
 			emit_setcc_zx(pprog, in->cc, l);
 		}
-		if (!slot_in_reg(lhs_slot(in)))
-			put_slot(pprog, lhs_slot(in), l);
+		if (!slot_in_reg(ctx, lhs_slot(in)))
+			put_slot(ctx, pprog, lhs_slot(in), l);
 		break;
 	case JIT_CMP_JCC:
 		if (cmp_takes_load(ctx->ir, i))
@@ -1015,10 +1130,14 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 			emit_back_jump(ctx, pprog, in, i);
 		break;
 	case AX_END:
+		l = jit_prev(ctx->ir, i);
+		if (!(in->flags & JF_TARGET) && l >= 0 &&
+		    probe_cmp_ends(ctx, l))
+			break;	/* only the compare before it reaches it */
 		emit_end(ctx, pprog, in);
 		break;
 	case AX_DUP: case AX_PICK: case AX_SWAP: case AX_ROT:
-		emit_stack_op(pprog, in);
+		emit_stack_op(ctx, pprog, in);
 		break;
 	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
 	case AX_TRACE: case AX_TRACE_QUICK: case AX_TRACENZ:
@@ -1138,9 +1257,60 @@ static bool uses_regs(const struct jit_ir *ir)
 	return false;
 }
 
+/*
+ * What a probe compiles: straight-line or forward-branching code over
+ * registers it can read (probe_reg()) and constants, in its three slot
+ * registers, that can fail in nothing (no hook, no memory, no division,
+ * no loop, so no charge either: AX_STEP_BUDGET steps cover every insn
+ * once), and that needs no scratch register (rcx and rdx are arguments):
+ * no shift by a variable count, no rot.
+ */
+static bool probe_ok(const struct jit_ir *ir)
+{
+	u32 i;
+
+	if (ir->backjump || ir->max_depth > JIT_PROBE_SLOT_REGS ||
+	    ir->n > AX_STEP_BUDGET)
+		return false;
+	for (i = 0; i < ir->n; i++) {
+		const struct jit_insn *in = &ir->insn[i];
+
+		switch (in->op) {
+		case JIT_NOP: case AX_POP: case AX_CONST64: case AX_END:
+		case AX_DUP: case AX_PICK: case AX_SWAP: case AX_BIT_NOT:
+		case AX_EXT: case AX_ZERO_EXT: case AX_GOTO:
+			break;
+		case AX_REG:
+			if (probe_reg(in->imm) < 0)
+				return false;
+			break;
+		case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+			if (in->src != JSRC_IMM)
+				return false;
+			break;
+		case AX_ADD: case AX_SUB: case AX_MUL:
+		case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
+		case JIT_CMP: case JIT_CMP_JCC:
+			if (in->src == JSRC_REGS && probe_reg(in->imm) < 0)
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
 static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
 {
 	ctx->ir = ir;
+	if (ctx->probe_hit) {
+		ctx->slot_reg = jit_probe_slot_reg;
+		ctx->nslot_regs = JIT_PROBE_SLOT_REGS;
+		return;	/* no frame, no env, registers in place */
+	}
+	ctx->slot_reg = jit_slot_reg;
+	ctx->nslot_regs = JIT_NR_SLOT_REGS;
 	ctx->framed = jit_has_calls(ir) || ir->max_depth > JIT_NR_SLOT_REGS;
 	ctx->uses_regs = uses_regs(ir);
 	ctx->env = ctx->framed ? X86_RBX : X86_RDI;
@@ -1153,6 +1323,8 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
 /**
  * jit_codegen - emit @ir for freshly allocated executable memory
  * @ir:  optimized IR
+ * @probe_hit: NULL for an image (u64 fn(struct ax_env *)); else compile
+ *       @ir as a probe that jumps here when it holds (probe_ok())
  * @out: on success: the bytes in @out->code (gtp_vzalloc'ed, the caller
  *       installs them with gtp_host->exec_install() and frees them), laid out
  *       to run at @out->image (allocated, not yet written), its allocated
@@ -1160,11 +1332,12 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
  * @log:  a one-line reason on failure
  * @logsz: bytes at @log
  *
- * Return: 0, -EINVAL (an op the JIT cannot compile), -ENOMEM, or
- * -EFAULT (layout did not converge, an insn overflowed: a JIT bug).
+ * Return: 0, -EINVAL (an op the JIT cannot compile, or a probe that
+ * cannot decide @ir alone), -ENOMEM, or -EFAULT (layout did not converge,
+ * an insn overflowed: a JIT bug).
  */
-int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
-		char *log, size_t logsz)
+int jit_codegen(const struct jit_ir *ir, void *probe_hit,
+		struct jit_image *out, char *log, size_t logsz)
 {
 	struct jit_ctx *ctx;
 	u32 n = ir->n, max_stubs = 2 * ir->n + 4;
@@ -1172,6 +1345,10 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 	u32 *arrays;
 
 	memset(out, 0, sizeof(*out));
+	if (probe_hit && !probe_ok(ir)) {
+		scnprintf(log, logsz, "jit: not a condition a probe can decide alone");
+		return -EINVAL;
+	}
 	ctx = gtp_zalloc(sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
@@ -1183,6 +1360,7 @@ int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
 	ctx->ret_thunk = gtp_host->exec_return_thunk();
 	ctx->call_depth = gtp_host->exec_call_depth(&ctx->call_depth_var);
 	ctx->endbr = gtp_host->exec_want_endbr();
+	ctx->probe_hit = probe_hit;
 	setup_frame(ctx, ir);
 
 	/* pass 0: everything long, nothing written: an upper bound */

@@ -10,6 +10,9 @@
  *   gtp_host->exec_install() bytes -> read-only executable image; only then is
  *                   prog->jit set
  *
+ * ax_jit_compile_probe() runs the same steps for a condition compiled as a
+ * probe function of its own (no direct loads: it reads no memory).
+ *
  * Any failure leaves prog->jit NULL and returns -errno with a reason: the
  * caller interprets instead.  Nothing here runs in probe context.
  */
@@ -24,6 +27,48 @@ static void ir_release(struct jit_ir *ir)
 	ir->pins = NULL;
 	ir->npins = 0;
 	jit_ir_free(ir);
+}
+
+/*
+ * Decode, optimize, bind direct loads (not for a probe, which reads no
+ * memory), generate and install.  On success @img is installed and @ir
+ * holds what binding pinned; on failure both are released.
+ */
+static int build(struct ax_prog *prog, void *probe_hit, struct jit_ir *ir,
+		 struct jit_image *img, char *log, size_t logsz)
+{
+	int err;
+
+	if (!gtp_host->jit_enabled()) {
+		scnprintf(log, logsz, "%s", gtp_host->jit_off_reason());
+		return -EOPNOTSUPP;
+	}
+	err = jit_decode(prog, ir);
+	if (err) {
+		scnprintf(log, logsz, "jit: cannot decode program (error %d)",
+			  err);
+		return err;
+	}
+	jit_optimize(ir);
+	if (!probe_hit)
+		jit_bind_direct(ir);
+	err = jit_codegen(ir, probe_hit, img, log, logsz);
+	if (err) {
+		ir_release(ir);
+		return err;
+	}
+
+	err = gtp_host->exec_install(img->image, img->code, img->size,
+				     img->alloc);
+	gtp_vfree(img->code);
+	if (err) {
+		scnprintf(log, logsz, "jit: cannot install image (error %d)",
+			  err);
+		gtp_host->exec_free(img->image, img->alloc);
+		ir_release(ir);
+		return err;
+	}
+	return 0;
 }
 
 /**
@@ -47,33 +92,9 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 	prog->jit_image = NULL;
 	prog->jit_size = 0;
 
-	if (!gtp_host->jit_enabled()) {
-		scnprintf(log, logsz, "%s", gtp_host->jit_off_reason());
-		return -EOPNOTSUPP;
-	}
-	err = jit_decode(prog, &ir);
-	if (err) {
-		scnprintf(log, logsz, "jit: cannot decode program (error %d)",
-			  err);
+	err = build(prog, NULL, &ir, &img, log, logsz);
+	if (err)
 		return err;
-	}
-	jit_optimize(&ir);
-	jit_bind_direct(&ir);
-	err = jit_codegen(&ir, &img, log, logsz);
-	if (err) {
-		ir_release(&ir);
-		return err;
-	}
-
-	err = gtp_host->exec_install(img.image, img.code, img.size, img.alloc);
-	gtp_vfree(img.code);
-	if (err) {
-		scnprintf(log, logsz, "jit: cannot install image (error %d)",
-			  err);
-		gtp_host->exec_free(img.image, img.alloc);
-		ir_release(&ir);
-		return err;
-	}
 	/* the image's direct loads need these for as long as it lives */
 	prog->jit_pins = ir.pins;
 	prog->jit_npins = ir.npins;
@@ -87,6 +108,42 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 }
 
 /**
+ * ax_jit_compile_probe - compile a condition as a probe of its own
+ * @prog: a condition from ax_verify()
+ * @hit: where the probe jumps when the condition holds
+ * @log: a one-line reason on failure
+ * @logsz: bytes at @log
+ *
+ * The probe is called as a probe function, with what the condition reads
+ * in the registers it names (a tracepoint's probe(data, args...) at
+ * __traceiter_EVENT): it decides the condition on those registers, returns
+ * when it is false, and jumps to @hit with every argument register as it
+ * got them when it is true.  Only conditions that can fail in nothing and
+ * read nothing but those registers compile (codegen.c's probe_ok());
+ * -EINVAL for any other.  On success prog->jit_probe is the entry, freed
+ * by ax_jit_free().
+ *
+ * Return: 0 or -errno, as ax_jit_compile().
+ */
+int ax_jit_compile_probe(struct ax_prog *prog, void *hit, char *log,
+			 size_t logsz)
+{
+	struct jit_ir ir;
+	struct jit_image img;
+	int err;
+
+	if (prog->jit_probe)
+		return 0;
+	err = build(prog, hit, &ir, &img, log, logsz);
+	if (err)
+		return err;
+	jit_ir_free(&ir);
+	prog->jit_probe_size = img.size;
+	prog->jit_probe = img.image;
+	return 0;
+}
+
+/**
  * ax_jit_free - release a program's image
  * @prog: the program; interpreted from now on
  *
@@ -96,6 +153,11 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
  */
 void ax_jit_free(struct ax_prog *prog)
 {
+	if (prog->jit_probe) {
+		gtp_host->exec_free(prog->jit_probe, prog->jit_probe_size);
+		prog->jit_probe = NULL;
+		prog->jit_probe_size = 0;
+	}
 	if (!prog->jit_image)
 		return;
 	prog->jit = NULL;

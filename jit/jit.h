@@ -20,6 +20,8 @@
 #include "ax.h"
 
 int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz);
+int ax_jit_compile_probe(struct ax_prog *prog, void *hit, char *log,
+			 size_t logsz);
 void ax_jit_free(struct ax_prog *prog);
 bool ax_jit_holds(const struct ax_prog *prog, const void *pin);
 

@@ -116,6 +116,7 @@ void jit_unpin_all(void **pins, u32 npins);
 /* Code generation (jit/codegen.c). */
 #define JIT_NR_SLOT_REGS	5
 extern const u8 jit_slot_reg[JIT_NR_SLOT_REGS];
+#define JIT_PROBE_SLOT_REGS	3	/* a probe's: rax r10 r11 */
 
 struct jit_image {
 	u8 *image;	/* where the code will run (call displacements) */
@@ -124,7 +125,7 @@ struct jit_image {
 	u32 alloc;
 };
 
-int jit_codegen(const struct jit_ir *ir, struct jit_image *out,
-		char *log, size_t logsz);
+int jit_codegen(const struct jit_ir *ir, void *probe_hit,
+		struct jit_image *out, char *log, size_t logsz);
 
 #endif /* GTP_JIT_INTERNAL_H */

@@ -252,6 +252,24 @@ void emit_alu_ri(u8 **pprog, int alu, int dst, s32 imm)
 	*pprog = prog;
 }
 
+/* The same on 32 bits (cmp esi, 5): an int argument compared in place. */
+void emit_alu_ri32(u8 **pprog, int alu, int dst, s32 imm)
+{
+	u8 *prog = *pprog;
+
+	emit_rex(&prog, false, 0, dst, false);
+	if (is_imm8(imm)) {
+		EMIT3(0x83, modrm(3, alu, dst), (u8)imm);
+	} else if (dst == X86_RAX) {
+		EMIT1((alu << 3) | 5);
+		EMIT_imm32(imm);
+	} else {
+		EMIT2(0x81, modrm(3, alu, dst));
+		EMIT_imm32(imm);
+	}
+	*pprog = prog;
+}
+
 /* add/or/and/sub/xor/cmp dst, qword [base + off]: opcode (alu << 3) | 3 */
 void emit_alu_rm(u8 **pprog, int alu, int dst, int base, s32 off)
 {

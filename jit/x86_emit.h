@@ -67,6 +67,7 @@ void emit_store(u8 **pprog, int size, int base, s32 off, int src);
 void emit_store_imm(u8 **pprog, int size, int base, s32 off, s32 imm);
 void emit_alu_rr(u8 **pprog, int alu, int dst, int src);
 void emit_alu_ri(u8 **pprog, int alu, int dst, s32 imm);
+void emit_alu_ri32(u8 **pprog, int alu, int dst, s32 imm);
 void emit_alu_rm(u8 **pprog, int alu, int dst, int base, s32 off);
 void emit_alu_mi32(u8 **pprog, int alu, int base, s32 off, s32 imm);
 void emit_imul_rr(u8 **pprog, int dst, int src);

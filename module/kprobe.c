@@ -580,7 +580,8 @@ void gtp_kprobe_exit(void)
  * /sys/module/gtptrace/parameters/attached: how each location of the armed
  * trace is carried, one "NUM ADDR KIND" line each, KIND
  * being kprobe, kretprobe, ftrace (argument registers only), ftrace-regs
- * (all registers) or static.  A parameter is one page: past that (a
+ * (all registers), static or static-jit (the condition is the probe,
+ * static_arm.c).  A parameter is one page: past that (a
  * hundred-odd locations), a last line "... N more".
  */
 #define GTP_ATTACHED_LINE	48	/* the longest "NUM ADDR KIND" line */
@@ -601,7 +602,7 @@ static int attached_get(char *buf, const struct kernel_param *kp)
 		if (tp->is_static && !gtp_static_armed())
 			continue;	/* defined, not armed */
 		else if (tp->is_static)
-			kind = "static";
+			kind = gtp_static_tp_kind(tp);
 		else if (!gk)
 			continue;	/* not armed */
 		else if (gk->fp)
@@ -627,4 +628,4 @@ static const struct kernel_param_ops attached_ops = {
 	.get = attached_get,
 };
 module_param_cb(attached, &attached_ops, NULL, 0400);
-MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kretprobe|ftrace|ftrace-regs|static");
+MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kretprobe|ftrace|ftrace-regs|static|static-jit");

@@ -11,12 +11,14 @@
  */
 #define pr_fmt(fmt) "gtp: static: " fmt
 
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 
 #include "ax.h"
+#include "jit.h"
 #include "collect.h"
 #include "tracepoint.h"
 #include "trace.h"
@@ -89,6 +91,30 @@ static u64 (*fast_cond(const struct gtp_tp *tp))(struct ax_env *)
 	return tp->cond->jit;
 }
 
+/*
+ * Such a condition compiled as the probe itself: the tracepoint calls the
+ * JIT'd condition, which decides it in the argument registers and returns
+ * when it is false, saving nothing; a true one jumps to
+ * gtp_static_entry_held, which goes on as gtp_static_entry_fast would.
+ * NULL (the entry above decides it) when the JIT cannot compile it so
+ * (ax_jit_compile_probe()) or static_jit=0.
+ */
+static bool static_jit = true;
+module_param(static_jit, bool, 0644);
+MODULE_PARM_DESC(static_jit, "a pure condition on a static tracepoint's arguments is the probe itself, JIT-compiled (attached: static-jit)");
+
+static void *jit_probe(const struct gtp_tp *tp)
+{
+	char log[96];
+
+	if (!READ_ONCE(static_jit) || !fast_cond(tp))
+		return NULL;
+	if (ax_jit_compile_probe(tp->cond, gtp_static_entry_held, log,
+				 sizeof(log)))
+		return NULL;
+	return tp->cond->jit_probe;
+}
+
 static const char *attach_refusal(int err)
 {
 	switch (err) {
@@ -134,7 +160,9 @@ int gtp_static_arm(struct gtp_conn *gc)
 		if (!tp->is_static)
 			continue;
 		ret = gtp_static_attach_cond(tp->addr, gtp_static_tp_hit, tp,
-					     fast_cond(tp), &arm_handles[arm_n]);
+					     fast_cond(tp), jit_probe(tp),
+					     tp->cond ? tp->cond->ninsns : 0,
+					     &arm_handles[arm_n]);
 		if (ret) {
 			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
 				    tp->num, (unsigned long long)tp->addr,
@@ -178,6 +206,18 @@ void gtp_static_disarm(void)
 	arm_missed = NULL;
 	vfree(arm_scratch);
 	arm_scratch = NULL;
+}
+
+const char *gtp_static_tp_kind(const struct gtp_tp *tp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (i = 0; i < arm_n; i++)
+		if (arm_tps[i] == tp)
+			return gtp_static_handle_jit(arm_handles[i]) ?
+			       "static-jit" : "static";
+	return "static";
 }
 
 bool gtp_static_armed(void)

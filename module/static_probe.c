@@ -43,6 +43,8 @@ struct gtp_static_att {
 	void (*hit)(void *ctx, struct pt_regs *regs);
 	void *ctx;
 	u64 (*cond)(struct ax_env *env);	/* gtp_static_entry_fast */
+	void *probe;			/* cond as the probe, or NULL */
+	u32 cond_steps;			/* what deciding cond charged */
 	atomic_long_t missed;		/* hits refused by the nesting guard */
 };
 
@@ -53,6 +55,7 @@ void gtp_static_entry(void);
 void gtp_static_entry_fast(void);
 void gtp_static_hit(struct gtp_static_regs *sr);
 bool gtp_static_cond_false(struct gtp_static_regs *sr);
+void gtp_static_held_env(struct gtp_static_regs *sr);
 
 /*
  * Nesting (core/nest.h): a hit's slot on its CPU indexes the callbacks'
@@ -92,7 +95,10 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 	sr->regs.ss = __KERNEL_DS;
 	sr->nargs = att->nargs;
 	sr->slot = slot;
-	/* only gtp_static_entry_fast calls us with a condition, which held */
+	/*
+	 * only gtp_static_entry_fast and gtp_static_entry_held call us with
+	 * a condition, which held
+	 */
 	sr->cond_held = att->cond != NULL;
 	/* gdb's tracepoints: a direct call, no retpoline on the hot path */
 	if (likely(att->hit == gtp_static_tp_hit))
@@ -112,17 +118,37 @@ out:
  * entry's frame, right after @sr.  True: the hit goes on, and continues
  * that environment's step budget (gtp_static_cond_env()).
  */
-bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
+static __always_inline struct ax_env *cond_env(struct gtp_static_regs *sr,
+						u32 steps)
 {
-	const struct gtp_static_att *att = (void *)sr->regs.di;
 	struct ax_env *env = (struct ax_env *)(sr + 1);
 
 	env->regs = &sr->regs;
-	env->steps = AX_STEP_BUDGET;
+	env->steps = steps;
 	env->faults = 0;
 	env->err = 0;
 	env->t0 = 0;	/* not one the CPU budget times (budget.h) */
+	return env;
+}
+
+bool notrace gtp_static_cond_false(struct gtp_static_regs *sr)
+{
+	const struct gtp_static_att *att = (void *)sr->regs.di;
+	struct ax_env *env = cond_env(sr, AX_STEP_BUDGET);
+
 	return !att->cond(env) && !env->err;
+}
+
+/*
+ * gtp_static_entry_held's C half: the JIT'd probe decided the condition,
+ * true; the environment is the one gtp_static_cond_false() would have
+ * left, its steps charged for the condition.
+ */
+void notrace gtp_static_held_env(struct gtp_static_regs *sr)
+{
+	const struct gtp_static_att *att = (void *)sr->regs.di;
+
+	cond_env(sr, AX_STEP_BUDGET - att->cond_steps);
 }
 
 const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs)
@@ -134,6 +160,8 @@ const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs)
 
 static void *entry_of(const struct gtp_static_att *att)
 {
+	if (att->probe)
+		return att->probe;
 	return att->cond ? gtp_static_entry_fast : gtp_static_entry;
 }
 
@@ -157,13 +185,13 @@ static void check_layout(void)
 int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 		      void *ctx, void **handle)
 {
-	return gtp_static_attach_cond(addr, hit, ctx, NULL, handle);
+	return gtp_static_attach_cond(addr, hit, ctx, NULL, NULL, 0, handle);
 }
 
 int gtp_static_attach_cond(u64 addr,
 			   void (*hit)(void *ctx, struct pt_regs *regs),
 			   void *ctx, u64 (*cond)(struct ax_env *env),
-			   void **handle)
+			   void *probe, u32 cond_steps, void **handle)
 {
 	struct gtp_static_att *att;
 	struct gtp_marker *m;
@@ -177,6 +205,8 @@ int gtp_static_attach_cond(u64 addr,
 	att->hit = hit;
 	att->ctx = ctx;
 	att->cond = cond;
+	att->probe = cond ? probe : NULL;
+	att->cond_steps = cond_steps;
 
 	mutex_lock(&gtp_static_mutex);
 	m = gtp_marker_find(addr);
@@ -249,6 +279,13 @@ void gtp_static_detach_many(void **handles, unsigned int n, u64 *missed)
 		if (att)
 			release_att(att);
 	}
+}
+
+bool gtp_static_handle_jit(void *handle)
+{
+	const struct gtp_static_att *att = handle;
+
+	return att->probe;
 }
 
 struct module *gtp_static_handle_module(void *handle)

@@ -30,6 +30,7 @@
 #include "static_data.h"
 
 struct gtp_conn;
+struct gtp_tp;
 
 #define GTP_SDATA_MAX_FIELDS	GTP_SDATA_MAX_ARGS
 
@@ -77,11 +78,20 @@ struct ax_env;
  * rcx, rdx, rsi, rdi, r8..r11, no memory, and cannot fail:
  * GTP_STATIC_FAST_REGS, gtp_cond_reads_only()) decided before the rest of
  * the registers are saved: a false one returns at once, without @hit.
+ * @probe, if not NULL, is @cond compiled as the probe itself
+ * (ax_jit_compile_probe() with gtp_static_entry_held as its hit), which
+ * the tracepoint then calls: it decides @cond in the registers it was
+ * passed, saving none.  @cond_steps is what deciding @cond charges the
+ * hit's step budget (its insns).
  */
 int gtp_static_attach_cond(u64 addr,
 			   void (*hit)(void *ctx, struct pt_regs *regs),
 			   void *ctx, u64 (*cond)(struct ax_env *env),
-			   void **handle);
+			   void *probe, u32 cond_steps, void **handle);
+/* static_tp_entry.S: where a JIT'd probe jumps when its condition holds */
+void gtp_static_entry_held(void);
+/* Is @handle's probe the JIT'd condition (static-jit in `attached`)? */
+bool gtp_static_handle_jit(void *handle);
 /* gdb registers gtp_static_entry_fast has saved when @cond runs. */
 #define GTP_STATIC_FAST_REGS	((1u << 0) | (1u << 2) | (1u << 3) | \
 				 (1u << 4) | (1u << 5) | (1u << 8) | \
@@ -112,6 +122,8 @@ int gtp_static_arm(struct gtp_conn *gc);
 void gtp_static_disarm(void);
 /* Are the static tracepoints of the trace attached?  Under gtp_mutex. */
 bool gtp_static_armed(void);
+/* How armed @tp is attached: "static-jit" or "static".  Under gtp_mutex. */
+const char *gtp_static_tp_kind(const struct gtp_tp *tp);
 
 /*
  * Hits that may run nested on one CPU (core/nest.h): task, softirq,

@@ -78,21 +78,10 @@ SYM_FUNC_START(gtp_static_entry)
 SYM_FUNC_END(gtp_static_entry)
 
 /*
- * The condition first: for a condition that reads only caller-saved
- * registers and can fail in nothing (gtp_static_cond_false(), chosen at
- * attach), save just those, decide it, and return at once when it is
- * false: most hits of a selective tracepoint.  Otherwise complete the
- * block as above and take the full hit.  The callee-saved registers are
- * still the caller's after the C call (C ABI), so the block is the same.
- * The frame also holds the condition's struct ax_env (56 bytes at 184)
- * and 8 bytes of padding, keeping the stack 16-byte aligned at the calls; a hit that goes on
- * continues its step budget (gtp_static_cond_env()).
+ * The caller-saved registers (the arguments and rax, r10, r11) into the
+ * block at %rsp; %rdi = the block, also the C argument.
  */
-#define FRAME_FAST	248
-
-SYM_FUNC_START(gtp_static_entry_fast)
-	ENDBR
-	subq	$FRAME_FAST, %rsp
+.macro SAVE_CALLER_SAVED
 	movq	%rdi, PT_RDI(%rsp)
 	movq	%rsp, %rdi
 	movq	%rsi, PT_RSI(%rdi)
@@ -103,9 +92,14 @@ SYM_FUNC_START(gtp_static_entry_fast)
 	movq	%rax, PT_RAX(%rdi)
 	movq	%r10, PT_R10(%rdi)
 	movq	%r11, PT_R11(%rdi)
-	call	gtp_static_cond_false
-	testb	%al, %al
-	jnz	1f
+.endm
+
+/*
+ * The rest of the block, then the hit.  The callee-saved registers are
+ * still the caller's after a C call (C ABI), so the block is the same as
+ * gtp_static_entry's.
+ */
+.macro SAVE_REST_AND_HIT frame
 	movq	%rsp, %rdi
 	movq	%rbx, PT_RBX(%rdi)
 	movq	%rbp, PT_RBP(%rdi)
@@ -114,11 +108,52 @@ SYM_FUNC_START(gtp_static_entry_fast)
 	movq	%r14, PT_R14(%rdi)
 	movq	%r15, PT_R15(%rdi)
 	movq	$-1, PT_ORIG_RAX(%rdi)
-	leaq	FRAME_FAST(%rdi), %rax
+	leaq	\frame(%rdi), %rax
 	movq	%rax, PT_RSP(%rdi)
 	pushfq
 	popq	PT_FLAGS(%rdi)
 	call	gtp_static_hit
+.endm
+
+/*
+ * The condition first: for a condition that reads only caller-saved
+ * registers and can fail in nothing (gtp_static_cond_false(), chosen at
+ * attach), save just those, decide it, and return at once when it is
+ * false: most hits of a selective tracepoint.  Otherwise complete the
+ * block as above and take the full hit.
+ * The frame also holds the condition's struct ax_env (56 bytes at 184)
+ * and 8 bytes of padding, keeping the stack 16-byte aligned at the calls; a hit that goes on
+ * continues its step budget (gtp_static_cond_env()).
+ */
+#define FRAME_FAST	248
+
+SYM_FUNC_START(gtp_static_entry_fast)
+	ENDBR
+	subq	$FRAME_FAST, %rsp
+	SAVE_CALLER_SAVED
+	call	gtp_static_cond_false
+	testb	%al, %al
+	jnz	1f
+	SAVE_REST_AND_HIT FRAME_FAST
 1:	addq	$FRAME_FAST, %rsp
 	RET
 SYM_FUNC_END(gtp_static_entry_fast)
+
+/*
+ * Where a condition compiled as the probe itself (ax_jit_compile_probe())
+ * jumps when it holds, with every register as the tracepoint passed them
+ * but rax, r10 and r11, which it computed in: the same frame as
+ * gtp_static_entry_fast's, its environment set as if that entry had
+ * decided the condition (gtp_static_held_env()).  A tail call: we return
+ * to the tracepoint.  ENDBR: the JIT reaches us through a register when
+ * we are out of rel32 range.
+ */
+SYM_FUNC_START(gtp_static_entry_held)
+	ENDBR
+	subq	$FRAME_FAST, %rsp
+	SAVE_CALLER_SAVED
+	call	gtp_static_held_env
+	SAVE_REST_AND_HIT FRAME_FAST
+	addq	$FRAME_FAST, %rsp
+	RET
+SYM_FUNC_END(gtp_static_entry_held)

@@ -155,6 +155,12 @@ def gtp_rows(rows, entry_params, attach, mid):
             rows.append(streamed_row("trace gtp_test_function"))
             rows.append(gdb_row("entry_mem_jit", "gtp entry, false, reads a global (JIT)",
                                 "trace gtp_test_function", COND_MEM, None, None))
+            # staged: the same condition decided by the generic entry, as
+            # before the JIT compiled it into the probe itself
+            reload_gtp(" ".join(p for p in (entry_params, "static_jit=0") if p))
+            rows.append(gdb_row("static_false_entry",
+                                "gtp static, false, decided by the generic entry (static_jit=0)",
+                                "gtp-strace " + EVENT, COND_FALSE, None, "static_false_jit"))
     reload_gtp(entry_params)
 
 

@@ -152,6 +152,13 @@ static void test_alu(void **state)
 	      "and r9, 0x7fffffff");
 	CHECK(emit_alu_ri(&prog, X86_CMP, X86_RCX, -1),
 	      "cmp rcx, -1");
+	CHECK(emit_alu_ri32(&prog, X86_CMP, X86_RSI, 5), "cmp esi, 5");
+	CHECK(emit_alu_ri32(&prog, X86_CMP, X86_R9, -0x1000),
+	      "cmp r9d, 0xfffff000");
+	CHECK(emit_alu_ri32(&prog, X86_CMP, X86_RAX, 0x5eed),
+	      "cmp eax, 0x5eed");
+	CHECK(emit_alu_ri32(&prog, X86_CMP, X86_RDI, 0x12345678),
+	      "cmp edi, 0x12345678");
 	CHECK(emit_alu_rm(&prog, X86_ADD, X86_RAX, X86_R11, 0x70),
 	      "add rax, qword ptr [r11 + 0x70]");
 	CHECK(emit_alu_rm(&prog, X86_CMP, X86_R8, X86_RBP, 0x50),

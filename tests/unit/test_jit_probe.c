@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_jit_probe.c - conditions compiled as probes (ax_jit_compile_probe()):
+ * called as a probe function with the registers the condition reads, a
+ * probe jumps to its hit exactly when the interpreter finds the condition
+ * true on the same registers, and the hit then gets every argument and
+ * callee-saved register as the probe got them.  What a probe cannot decide
+ * alone (memory, division, loops, registers it uses itself) is refused.
+ *
+ * call_probe() loads the twelve registers a probe may read from a block
+ * and calls the probe; probe_hit() stores the twelve registers it
+ * received and counts.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <capstone/capstone.h>
+
+#include "jit.h"
+#include "ax_test.h"
+#include "user_host.h"
+
+/* the block's order: rdi rsi rdx rcx r8 r9 rbx rbp r12 r13 r14 r15 */
+#define NREGS	12
+static const int gdb_regno[NREGS] = { 5, 4, 3, 2, 8, 9, 1, 6, 12, 13, 14, 15 };
+
+u64 probe_got[NREGS];
+u64 probe_hits;
+
+__asm__(".text\n"
+	".globl call_probe\n"
+	"call_probe:\n"			/* (u64 *block, void *probe) */
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n"
+	"\tpush %r13\n\tpush %r14\n\tpush %r15\n"
+	"\tsub $8, %rsp\n"		/* 16-byte aligned at the call */
+	"\tmov %rsi, %rax\n\tmov %rdi, %r11\n"
+	"\tmov 8(%r11), %rsi\n\tmov 16(%r11), %rdx\n\tmov 24(%r11), %rcx\n"
+	"\tmov 32(%r11), %r8\n\tmov 40(%r11), %r9\n\tmov 48(%r11), %rbx\n"
+	"\tmov 56(%r11), %rbp\n\tmov 64(%r11), %r12\n\tmov 72(%r11), %r13\n"
+	"\tmov 80(%r11), %r14\n\tmov 88(%r11), %r15\n\tmov 0(%r11), %rdi\n"
+	"\tcall *%rax\n"
+	"\tadd $8, %rsp\n"
+	"\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n\tpop %rbp\n\tpop %rbx\n"
+	"\tret\n"
+	".globl probe_hit\n"
+	"probe_hit:\n"
+	"\tmov %rdi, probe_got+0(%rip)\n\tmov %rsi, probe_got+8(%rip)\n"
+	"\tmov %rdx, probe_got+16(%rip)\n\tmov %rcx, probe_got+24(%rip)\n"
+	"\tmov %r8, probe_got+32(%rip)\n\tmov %r9, probe_got+40(%rip)\n"
+	"\tmov %rbx, probe_got+48(%rip)\n\tmov %rbp, probe_got+56(%rip)\n"
+	"\tmov %r12, probe_got+64(%rip)\n\tmov %r13, probe_got+72(%rip)\n"
+	"\tmov %r14, probe_got+80(%rip)\n\tmov %r15, probe_got+88(%rip)\n"
+	"\tincq probe_hits(%rip)\n"
+	"\tret\n"
+	".globl probe_ret\n"		/* a stand-in return thunk */
+	"probe_ret:\n"
+	"\tret\n");
+void call_probe(const u64 *block, void *probe);
+void probe_hit(void);
+void probe_ret(void);
+
+static void set_reg(struct pt_regs *regs, int regno, u64 v)
+{
+	switch (regno) {
+	case 1: regs->bx = v; break;
+	case 2: regs->cx = v; break;
+	case 3: regs->dx = v; break;
+	case 4: regs->si = v; break;
+	case 5: regs->di = v; break;
+	case 6: regs->bp = v; break;
+	case 8: regs->r8 = v; break;
+	case 9: regs->r9 = v; break;
+	case 12: regs->r12 = v; break;
+	case 13: regs->r13 = v; break;
+	case 14: regs->r14 = v; break;
+	case 15: regs->r15 = v; break;
+	}
+}
+
+static u64 rng = 0x9e3779b97f4a7c15ULL;
+
+static u64 next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* small, extreme or random: where conditions on ints change their mind */
+static u64 pick_value(void)
+{
+	static const s64 edge[] = { 0, 1, 2, 3, 5, 7, 10, 97, 100, 255, -1,
+				    -3, -128, 0x7fffffff, -0x7fffffffLL - 1,
+				    0x100000000LL, INT64_MIN, INT64_MAX };
+	u64 r = next_rand();
+
+	if (r & 1)
+		return (u64)edge[(r >> 1) % (sizeof(edge) / sizeof(edge[0]))];
+	return next_rand() >> (r >> 58);
+}
+
+static struct ax_prog *probe_of(struct ax_prog *prog)
+{
+	char log[128];
+
+	if (ax_jit_compile_probe(prog, (void *)probe_hit, log, sizeof(log)))
+		fail_msg("not compiled: %s", log);
+	assert_non_null(prog->jit_probe);
+	return prog;
+}
+
+/* Runs @prog's probe and its interpreter on @rounds register sets. */
+static void check_agrees(struct ax_prog *prog, const char *what, int rounds)
+{
+	int r, i, trues = 0;
+
+	for (r = 0; r < rounds; r++) {
+		struct pt_regs regs = { 0 };
+		struct ax_env env = { .regs = &regs };
+		u64 block[NREGS], want, hits;
+
+		for (i = 0; i < NREGS; i++) {
+			block[i] = pick_value();
+			set_reg(&regs, gdb_regno[i], block[i]);
+		}
+		prog->jit = NULL;
+		want = ax_run(prog, &env);
+		assert_int_equal(env.err, 0);
+		hits = probe_hits;
+		memset(probe_got, 0, sizeof(probe_got));
+		call_probe(block, prog->jit_probe);
+		if ((probe_hits != hits) != (want != 0))
+			fail_msg("'%s' round %d: interp %#llx, probe %s", what,
+				 r, (unsigned long long)want,
+				 probe_hits != hits ? "hit" : "returned");
+		if (want) {
+			trues++;
+			for (i = 0; i < NREGS; i++)
+				if (probe_got[i] != block[i])
+					fail_msg("'%s': register %d reached the hit as %#llx, not %#llx",
+						 what, gdb_regno[i],
+						 (unsigned long long)probe_got[i],
+						 (unsigned long long)block[i]);
+		}
+	}
+	/* a test that never took both ways would prove nothing */
+	if (!trues || trues == rounds)
+		fail_msg("'%s': %d of %d rounds true", what, trues, rounds);
+}
+
+/* Each as gdb sends it (tests/bench/corpus/conditions.txt). */
+static const struct {
+	const char *expr, *hex;
+} gdb_conds[] = {
+	{ "2*counter1+3*counter2 < 0",
+	  "220226000516200416202203260004162004162002162022001427" },
+	{ "2*counter1+3*counter2 > 0",
+	  "220226000516200416202203260004162004162002162022002b1427" },
+	{ "counter1 == 5", "260005162022051327" },
+	{ "counter1 > 5 && counter2 < 3",
+	  "260005162022052b1420000f210022260004162022031420001d2100222201210024220027" },
+	{ "counter1 < 100 || counter2 == 7",
+	  "260005162022641420001b260004162022071320001b220021001d220127" },
+	{ "(counter1 & 0xff) == (counter2 | 1)",
+	  "26000516202300ff0f26000416202201101327" },
+	{ "(unsigned int)counter1 < 10u", "26000516202a20220a1527" },
+	{ "!(counter1 & 1)", "260005162022010f0e27" },
+	{ "counter1 > 10 ? counter1 - 10 : 10 - counter1",
+	  "2600051620220a2b140e20001a2600051620220a031620210024220a260005162003162027" },
+	{ "(char)counter1 == 97", "2600051620160822611327" },
+	{ "(short)counter2 < 0", "2600041620161022001427" },
+	{ "counter1 >> 2 != counter2 >> 3",
+	  "260005162022020a1620260004162022030a1620130e27" },
+	{ "~counter1 & counter2", "260005162012162026000416200f27" },
+};
+
+static void test_gdb_conditions(void **state)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(gdb_conds) / sizeof(gdb_conds[0]); k++) {
+		u8 code[AX_MAX_CODE + 16];
+		struct ax_prog *prog;
+
+		prog = ax_test_verify(code, ax_test_hex(gdb_conds[k].hex, code,
+							sizeof(code)),
+				      true, gdb_conds[k].expr);
+		probe_of(prog);
+		check_agrees(prog, gdb_conds[k].expr, 4000);
+		ax_jit_free(prog);
+		assert_null(prog->jit_probe);
+		ax_prog_free(prog);
+	}
+}
+
+/* Every register a probe may read, and every slot it computes in. */
+static void test_registers(void **state)
+{
+	static const char *const progs[] = {
+		"reg 1 reg 6 add reg 12 reg 13 bit_xor reg 14 bit_or less_signed end",
+		"reg 15 ext 16 reg 9 ext 8 less_unsigned end",
+		"reg 8 zero_ext 32 reg 2 zero_ext 16 swap less_signed log_not end",
+		"reg 3 dup mul const8 3 bit_and reg 5 const8 1 bit_and equal end",
+		"reg 4 const8 7 lsh const8 61 rsh_unsigned reg 5 ext 12 less_signed end",
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
+		struct ax_prog *prog = probe_of(ax_test_prog(progs[k], true));
+
+		check_agrees(prog, progs[k], 4000);
+		ax_jit_free(prog);
+		ax_prog_free(prog);
+	}
+}
+
+/* What a probe cannot decide on its own registers: -EINVAL, nothing built. */
+static void test_refused(void **state)
+{
+	static const char *const progs[] = {
+		"const16 0x1000 ref32 end",		/* memory */
+		"reg 4 reg 5 div_signed end",		/* can fail */
+		"reg 4 const8 3 rem_unsigned end",	/* needs rdx */
+		"reg 0 end",				/* rax: its own slot */
+		"reg 11 end",				/* r11: its own slot */
+		"reg 7 end",				/* rsp */
+		"reg 16 end",				/* rip */
+		"reg 4 reg 5 lsh end",			/* shift count in rcx */
+		"reg 1 reg 2 reg 3 reg 4 add add add end", /* 4 slots */
+		"reg 4 reg 5 reg 1 rot add add end",	/* rot needs rcx */
+		"const8 1 trace_quick 8 end",		/* collects */
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
+		struct ax_prog *prog = ax_test_prog(progs[k], true);
+		char log[128];
+
+		if (ax_jit_compile_probe(prog, (void *)probe_hit, log,
+					 sizeof(log)) != -EINVAL)
+			fail_msg("'%s' not refused", progs[k]);
+		assert_null(prog->jit_probe);
+		ax_prog_free(prog);
+	}
+}
+
+/*
+ * Fig. 11's condition as a probe: no memory, no stack, no call: it reads
+ * the argument registers in place, and a false one is its compare, a
+ * branch and the return.  IBT and the return thunk: it starts with
+ * endbr64 and returns through the thunk.
+ */
+static void test_shape(void **state)
+{
+	u8 code[AX_MAX_CODE + 16];
+	const char *hex = gdb_conds[0].hex;
+	struct ax_prog *prog;
+	cs_insn *insn;
+	size_t n, i;
+	int rets = 0, thunk_jmps = 0, hit_jmps = 0;
+	csh h;
+
+	user_exec_endbr = true;
+	user_exec_return_thunk = (void *)probe_ret;
+	prog = ax_test_verify(code, ax_test_hex(hex, code, sizeof(code)), true,
+			      hex);
+	probe_of(prog);
+	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &h), CS_ERR_OK);
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(h, prog->jit_probe, prog->jit_probe_size,
+		      (uintptr_t)prog->jit_probe, 0, &insn);
+	assert_true(n > 0);
+	assert_int_equal(insn[0].id, X86_INS_ENDBR64);
+	for (i = 0; i < n; i++) {
+		const cs_x86 *x = &insn[i].detail->x86;
+		int j;
+
+		for (j = 0; j < x->op_count; j++)
+			if (x->operands[j].type == X86_OP_MEM)
+				fail_msg("memory operand: %s %s",
+					 insn[i].mnemonic, insn[i].op_str);
+		assert_int_not_equal(insn[i].id, X86_INS_PUSH);
+		assert_int_not_equal(insn[i].id, X86_INS_CALL);
+		rets += insn[i].id == X86_INS_RET;
+		hit_jmps += insn[i].id == X86_INS_JMP &&
+			    x->operands[0].type == X86_OP_IMM &&
+			    x->operands[0].imm == (s64)(uintptr_t)probe_hit;
+		thunk_jmps += insn[i].id == X86_INS_JMP &&
+			      x->operands[0].type == X86_OP_IMM &&
+			      x->operands[0].imm == (s64)(uintptr_t)probe_ret;
+	}
+	/* 2*c1 + 3*c2 < 0: endbr, 8 to compute, test, jcc, then jmp/ret */
+	for (i = 0; n > 13 && i < n; i++)
+		print_message("%s %s\n", insn[i].mnemonic, insn[i].op_str);
+	assert_true(n <= 13);
+	assert_int_equal(rets, 0);
+	assert_int_equal(hit_jmps, 1);
+	assert_int_equal(thunk_jmps, 1);
+	cs_free(insn, n);
+	cs_close(&h);
+	check_agrees(prog, "Fig. 11, endbr and thunk", 1000);
+	ax_jit_free(prog);
+	ax_prog_free(prog);
+	user_exec_endbr = false;
+	user_exec_return_thunk = NULL;
+}
+
+static int setup(void **state)
+{
+	user_exec_near = true;		/* rel32 jumps, as in the kernel */
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gdb_conditions),
+		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_shape),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
