@@ -234,11 +234,11 @@ void emit_alu_rr(u8 **pprog, int alu, int dst, int src)
 }
 
 /* add/or/and/sub/xor/cmp dst, simm32 (imm8 form when it fits) */
-void emit_alu_ri(u8 **pprog, int alu, int dst, s32 imm)
+static void emit_alu_imm(u8 **pprog, bool w, int alu, int dst, s32 imm)
 {
 	u8 *prog = *pprog;
 
-	emit_rex(&prog, true, 0, dst, false);
+	emit_rex(&prog, w, 0, dst, false);
 	if (is_imm8(imm)) {
 		EMIT3(0x83, modrm(3, alu, dst), (u8)imm);
 	} else if (dst == X86_RAX) {
@@ -252,22 +252,15 @@ void emit_alu_ri(u8 **pprog, int alu, int dst, s32 imm)
 	*pprog = prog;
 }
 
+void emit_alu_ri(u8 **pprog, int alu, int dst, s32 imm)
+{
+	emit_alu_imm(pprog, true, alu, dst, imm);
+}
+
 /* The same on 32 bits (cmp esi, 5): an int argument compared in place. */
 void emit_alu_ri32(u8 **pprog, int alu, int dst, s32 imm)
 {
-	u8 *prog = *pprog;
-
-	emit_rex(&prog, false, 0, dst, false);
-	if (is_imm8(imm)) {
-		EMIT3(0x83, modrm(3, alu, dst), (u8)imm);
-	} else if (dst == X86_RAX) {
-		EMIT1((alu << 3) | 5);
-		EMIT_imm32(imm);
-	} else {
-		EMIT2(0x81, modrm(3, alu, dst));
-		EMIT_imm32(imm);
-	}
-	*pprog = prog;
+	emit_alu_imm(pprog, false, alu, dst, imm);
 }
 
 /* add/or/and/sub/xor/cmp dst, qword [base + off]: opcode (alu << 3) | 3 */

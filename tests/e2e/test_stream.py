@@ -309,20 +309,23 @@ def test_stream_two_machines_one_axis():
 @leaves_target_clean
 def test_stream_leaves_the_rest_to_gdb():
     """A consumer that ends while the trace runs (--duration) takes only
-    complete sub-buffers: gdb's tfind after tstop sees the rest."""
+    complete sub-buffers: gdb's tfind after tstop sees the rest.  The
+    last 2000 calls wait until it has said it ended (at most 2 minutes):
+    a consumer slow to start (a loaded RT guest) would otherwise still run
+    then, and take them all."""
     reset_target()
     d = _dir("duration")
     log = os.path.join(OUT, "duration.out")
     out = session(FIG11_V + """tstart
 shell %s stream --ctf %s --duration 3 > %s 2>&1 &
 shell echo 30000 > /proc/gtp_test
-shell sleep 8
+shell for i in $(seq 240); do grep -q '^streamed' %s && break; sleep 0.5; done
 shell echo 2000 > /proc/gtp_test
 tstop
 tstatus
 tfind start
 tdump
-""" % (GTP_CTL, d, log))
+""" % (GTP_CTL, d, log, log))
     so = open(log).read()
     m = expect(so, r"^streamed (\d+) events \(\d+ bytes\) from \d+ CPU\(s\) to .*; (\d+) lost")
     events, lost = int(m.group(1)), int(m.group(2))
