@@ -82,6 +82,8 @@ struct jit_ctx {
 	const u8 *slot_reg;	/* jit_slot_reg or jit_probe_slot_reg */
 	int nslot_regs;
 	void *probe_hit;	/* a probe: where a true condition jumps */
+	void *probe_ctx;	/* and what it puts in r11 first, if not NULL */
+	bool probe_count;	/* count the call that entered it */
 	bool framed;
 	bool uses_regs;
 	int env;		/* register holding env */
@@ -275,6 +277,8 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 	}
 	if (ctx->probe_hit) {
 		/* no env, no frame; no charge: probe_ok() said it cannot fail */
+		if (ctx->probe_count && ctx->call_depth)
+			emit_call_depth(&prog, ctx->call_depth_var);
 		*pprog = prog;
 		return;
 	}
@@ -861,7 +865,8 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
 /*
  * A probe's end: a true condition jumps to the hit with every register the
  * probe got but its slots as it got them (a tail call: the hit returns to
- * the probe's caller), a false one returns.  @cc is the jump's condition
+ * the probe's caller), r11 = its context if it has one; a false one
+ * returns.  @cc is the jump's condition
  * on the flags just set, or -1 for an empty stack (false: return).
  */
 static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
@@ -871,7 +876,10 @@ static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
 	if (cc >= 0) {
 		emit_jcc8(&prog, cc ^ 1, 0);
 		fix = prog - 1;
-		emit_call_fn(ctx, &prog, ctx->probe_hit, true, X86_R11);
+		if (ctx->probe_ctx)
+			emit_mov_imm(&prog, X86_R11,
+				     (u64)(unsigned long)ctx->probe_ctx);
+		emit_call_fn(ctx, &prog, ctx->probe_hit, true, X86_RAX);
 		patch_rel8(fix, prog);
 	}
 	emit_epilogue(ctx, &prog);
@@ -1323,8 +1331,8 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
 /**
  * jit_codegen - emit @ir for freshly allocated executable memory
  * @ir:  optimized IR
- * @probe_hit: NULL for an image (u64 fn(struct ax_env *)); else compile
- *       @ir as a probe that jumps here when it holds (probe_ok())
+ * @probe: NULL for an image (u64 fn(struct ax_env *)); else compile @ir
+ *       as a probe that jumps to probe->hit when it holds (probe_ok())
  * @out: on success: the bytes in @out->code (gtp_vzalloc'ed, the caller
  *       installs them with gtp_host->exec_install() and frees them), laid out
  *       to run at @out->image (allocated, not yet written), its allocated
@@ -1336,7 +1344,7 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
  * cannot decide @ir alone), -ENOMEM, or -EFAULT (layout did not converge,
  * an insn overflowed: a JIT bug).
  */
-int jit_codegen(const struct jit_ir *ir, void *probe_hit,
+int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,
 		struct jit_image *out, char *log, size_t logsz)
 {
 	struct jit_ctx *ctx;
@@ -1345,7 +1353,7 @@ int jit_codegen(const struct jit_ir *ir, void *probe_hit,
 	u32 *arrays;
 
 	memset(out, 0, sizeof(*out));
-	if (probe_hit && !probe_ok(ir)) {
+	if (probe && !probe_ok(ir)) {
 		scnprintf(log, logsz, "jit: not a condition a probe can decide alone");
 		return -EINVAL;
 	}
@@ -1360,7 +1368,11 @@ int jit_codegen(const struct jit_ir *ir, void *probe_hit,
 	ctx->ret_thunk = gtp_host->exec_return_thunk();
 	ctx->call_depth = gtp_host->exec_call_depth(&ctx->call_depth_var);
 	ctx->endbr = gtp_host->exec_want_endbr();
-	ctx->probe_hit = probe_hit;
+	if (probe) {
+		ctx->probe_hit = probe->hit;
+		ctx->probe_ctx = probe->ctx;
+		ctx->probe_count = probe->count_call;
+	}
 	setup_frame(ctx, ir);
 
 	/* pass 0: everything long, nothing written: an upper bound */

@@ -10,7 +10,7 @@
  *   gtp_host->exec_install() bytes -> read-only executable image; only then is
  *                   prog->jit set
  *
- * ax_jit_compile_probe() runs the same steps for a condition compiled as a
+ * ax_jit_probe_compile() runs the same steps for a condition compiled as a
  * probe function of its own (no direct loads: it reads no memory).
  *
  * Any failure leaves prog->jit NULL and returns -errno with a reason: the
@@ -34,8 +34,9 @@ static void ir_release(struct jit_ir *ir)
  * memory), generate and install.  On success @img is installed and @ir
  * holds what binding pinned; on failure both are released.
  */
-static int build(struct ax_prog *prog, void *probe_hit, struct jit_ir *ir,
-		 struct jit_image *img, char *log, size_t logsz)
+static int build(struct ax_prog *prog, const struct jit_probe_target *probe,
+		 struct jit_ir *ir, struct jit_image *img, char *log,
+		 size_t logsz)
 {
 	int err;
 
@@ -50,9 +51,9 @@ static int build(struct ax_prog *prog, void *probe_hit, struct jit_ir *ir,
 		return err;
 	}
 	jit_optimize(ir);
-	if (!probe_hit)
+	if (!probe)
 		jit_bind_direct(ir);
-	err = jit_codegen(ir, probe_hit, img, log, logsz);
+	err = jit_codegen(ir, probe, img, log, logsz);
 	if (err) {
 		ir_release(ir);
 		return err;
@@ -108,39 +109,67 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
 }
 
 /**
- * ax_jit_compile_probe - compile a condition as a probe of its own
+ * ax_jit_probe_compile - compile a condition as a probe of its own
  * @prog: a condition from ax_verify()
  * @hit: where the probe jumps when the condition holds
+ * @ctx: if not NULL, in r11 at that jump (the hit's context, for probes
+ *       whose caller passes none)
+ * @count_call: the probe is called by a patched call the kernel's call
+ *       thunks do not count (an ftrace direct call): where the kernel
+ *       tracks call depth, its entry counts it, as the kernel's own ftrace
+ *       trampolines and BPF's do
+ * @out: on success the probe's entry and size, freed by ax_jit_probe_free()
+ *       once nothing can call it any more; its owner is the attachment
  * @log: a one-line reason on failure
  * @logsz: bytes at @log
  *
  * The probe is called as a probe function, with what the condition reads
  * in the registers it names (a tracepoint's probe(data, args...) at
- * __traceiter_EVENT): it decides the condition on those registers, returns
- * when it is false, and jumps to @hit with every argument register as it
- * got them when it is true.  Only conditions that can fail in nothing and
- * read nothing but those registers compile (codegen.c's probe_ok());
- * -EINVAL for any other.  On success prog->jit_probe is the entry, freed
- * by ax_jit_free().
+ * __traceiter_EVENT, a function's arguments at its __fentry__ call): it
+ * decides the condition on those registers, returns when it is false, and
+ * jumps to @hit with every argument and callee-saved register as it got
+ * them when it is true.  Only conditions that can fail in nothing and read
+ * nothing but those registers compile (codegen.c's probe_ok()); -EINVAL
+ * for any other.
  *
  * Return: 0 or -errno, as ax_jit_compile().
  */
-int ax_jit_compile_probe(struct ax_prog *prog, void *hit, char *log,
+int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
+			 bool count_call, struct ax_jit_probe *out, char *log,
 			 size_t logsz)
 {
+	struct jit_probe_target tgt = {
+		.hit = hit, .ctx = ctx, .count_call = count_call,
+	};
 	struct jit_ir ir;
 	struct jit_image img;
 	int err;
 
-	if (prog->jit_probe)
-		return 0;
-	err = build(prog, hit, &ir, &img, log, logsz);
+	out->entry = NULL;
+	out->size = 0;
+	err = build(prog, &tgt, &ir, &img, log, logsz);
 	if (err)
 		return err;
 	jit_ir_free(&ir);
-	prog->jit_probe_size = img.size;
-	prog->jit_probe = img.image;
+	out->entry = img.image;
+	out->size = img.size;
 	return 0;
+}
+
+/**
+ * ax_jit_probe_free - release a probe
+ * @probe: from ax_jit_probe_compile(), or empty
+ *
+ * Only once nothing can call it any more (the probe is unregistered and
+ * every call of it has returned).
+ */
+void ax_jit_probe_free(struct ax_jit_probe *probe)
+{
+	if (!probe->entry)
+		return;
+	gtp_host->exec_free(probe->entry, probe->size);
+	probe->entry = NULL;
+	probe->size = 0;
 }
 
 /**
@@ -153,11 +182,6 @@ int ax_jit_compile_probe(struct ax_prog *prog, void *hit, char *log,
  */
 void ax_jit_free(struct ax_prog *prog)
 {
-	if (prog->jit_probe) {
-		gtp_host->exec_free(prog->jit_probe, prog->jit_probe_size);
-		prog->jit_probe = NULL;
-		prog->jit_probe_size = 0;
-	}
 	if (!prog->jit_image)
 		return;
 	prog->jit = NULL;

@@ -20,8 +20,17 @@
 #include "ax.h"
 
 int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz);
-int ax_jit_compile_probe(struct ax_prog *prog, void *hit, char *log,
+
+/* A condition compiled as a probe function (ax_jit_probe_compile()). */
+struct ax_jit_probe {
+	void *entry;	/* NULL: none */
+	u32 size;
+};
+
+int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
+			 bool count_call, struct ax_jit_probe *out, char *log,
 			 size_t logsz);
+void ax_jit_probe_free(struct ax_jit_probe *probe);
 void ax_jit_free(struct ax_prog *prog);
 bool ax_jit_holds(const struct ax_prog *prog, const void *pin);
 

@@ -125,7 +125,14 @@ struct jit_image {
 	u32 alloc;
 };
 
-int jit_codegen(const struct jit_ir *ir, void *probe_hit,
+/* A probe's exit when its condition holds (ax_jit_probe_compile()). */
+struct jit_probe_target {
+	void *hit;	/* jumped to */
+	void *ctx;	/* if not NULL, in r11 at that jump */
+	bool count_call;	/* count the call that entered (call depth) */
+};
+
+int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,
 		struct jit_image *out, char *log, size_t logsz);
 
 #endif /* GTP_JIT_INTERNAL_H */

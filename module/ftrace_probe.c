@@ -42,6 +42,17 @@
  * count stay per tracepoint.  A lite and a regs tracepoint on one ip
  * are in the two ops, which ftrace runs regs first (registered last).
  *
+ * A small trace's entry tracepoints whose conditions a JIT'd probe decides
+ * alone get a trampoline of their own instead (ftrace_direct.c,
+ * "direct" in `attached`): the condition is called straight from the
+ * function's __fentry__ site, and only a true one comes here
+ * (gtp_fdirect_hit()).  At most GTP_FDIRECT_MAX a trace, each alone on
+ * its ip: each is an ops, and each ops costs its own grace-period wait
+ * at tstop; a larger trace, or a function with several tracepoints,
+ * shares the ops as above, and so does one ftrace refuses a trampoline
+ * (another direct user on the function: -EBUSY).  entry_direct=0 turns
+ * them off.
+ *
  * Either way the hit runs the kprobe pre-handler's path
  * (gtp_tp_precheck(), gtp_tp_hit_held() / gtp_tp_hit_undecided()) with
  * regs->ip = ip + 1, as the kprobe on the same ftrace location shows its
@@ -92,6 +103,12 @@ static bool entry_ftrace = true;
 module_param(entry_ftrace, bool, 0644);
 MODULE_PARM_DESC(entry_ftrace, "attach tracepoints at a function's entry through ftrace (0: always kprobes)");
 
+static bool entry_direct = true;
+module_param(entry_direct, bool, 0644);
+MODULE_PARM_DESC(entry_direct, "in a trace of at most 8 of them, an entry tracepoint whose condition the JIT decides on the arguments alone is the function's own ftrace trampoline (attached: direct)");
+
+#define GTP_FDIRECT_MAX	8
+
 /* One entry tracepoint carried by ftrace. */
 struct gtp_fprobe {
 	struct gtp_tp *tp;
@@ -101,6 +118,7 @@ struct gtp_fprobe {
 	bool cond_pc;		/* the condition reads $pc */
 	bool armed;		/* its ops is registered */
 	bool leaked;		/* its ops could not be unregistered */
+	struct gtp_fdirect *direct;	/* its own trampoline, or NULL */
 	unsigned int seq;	/* attach order */
 	struct gtp_fprobe *next;	/* attached since the last disarm */
 	atomic_long_t missed;
@@ -301,6 +319,41 @@ static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
 	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
 	if (pre != GTP_PRE_FALSE)
 		gtp_fprobe_hit(fp, tp, regs, pre, false);
+out:
+	__this_cpu_dec(gtp_fp_busy);
+	preempt_enable_notrace();
+}
+
+/*
+ * @fp's own trampoline (ftrace_direct.c) decided its condition, true:
+ * the rest of the hit as gtp_fprobe_run() goes on with a condition that
+ * held, on the registers ftrace_direct_entry.S saved.  A false condition
+ * never comes here.
+ */
+void notrace gtp_fdirect_hit(struct gtp_fprobe *fp, struct pt_regs *regs)
+{
+	struct gtp_tp *tp = READ_ONCE(fp->tp);
+	struct ax_env *env;
+
+	if (!READ_ONCE(tp->enabled))
+		return;
+	preempt_disable_notrace();
+	if (unlikely(__this_cpu_inc_return(gtp_fp_busy) != 1)) {
+		atomic_long_inc(&fp->missed);
+		goto out;
+	}
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	/* what gtp_tp_precheck() leaves after a pure condition held */
+	env = this_cpu_ptr(&gtp_fp_env);
+	env->regs = regs;
+	env->frame = NULL;
+	env->tp = tp;
+	env->steps = AX_STEP_BUDGET - tp->cond->ninsns;
+	env->faults = 0;
+	env->err = 0;
+	env->t0 = 0;	/* not one the CPU budget times (budget.h) */
+	gtp_fprobe_hit(fp, tp, regs, GTP_PRE_HELD, false);
 out:
 	__this_cpu_dec(gtp_fp_busy);
 	preempt_enable_notrace();
@@ -562,6 +615,52 @@ err:
 	return NULL;
 }
 
+/* A condition a trampoline of its own can decide (ax_jit_probe_compile()). */
+static bool direct_candidate(const struct gtp_fprobe *fp)
+{
+	const struct gtp_tp *tp = fp->tp;
+
+	return tp->cond && tp->cond_pure && tp->cond->jit && !fp->cond_pc;
+}
+
+static bool alone_on_ip(const struct gtp_fprobe *fp)
+{
+	const struct gtp_fprobe *o;
+
+	for (o = gtp_fp_attached; o; o = o->next)
+		if (o != fp && o->ip == fp->ip)
+			return false;
+	return true;
+}
+
+/*
+ * Trampolines of their own, when at most GTP_FDIRECT_MAX tracepoints
+ * could have one; one ftrace or the JIT refuses stays with the shared
+ * ops.
+ */
+static void fp_arm_direct(void)
+{
+	struct gtp_fprobe *fp;
+	unsigned int n = 0;
+	int err;
+
+	if (!READ_ONCE(entry_direct))
+		return;
+	for (fp = gtp_fp_attached; fp; fp = fp->next)
+		if (direct_candidate(fp) && ++n > GTP_FDIRECT_MAX)
+			return;
+	for (fp = gtp_fp_attached; fp; fp = fp->next) {
+		if (!direct_candidate(fp) || !alone_on_ip(fp))
+			continue;
+		fp->direct = gtp_fdirect_attach(fp->tp->cond, fp->ip, fp, &err);
+		if (fp->direct)
+			fp->armed = true;
+		else
+			pr_debug("tracepoint %u at 0x%lx: no trampoline of its own (error %d), sharing an ops\n",
+				 fp->tp->num, fp->ip, err);
+	}
+}
+
 /**
  * gtp_fprobe_arm - register the probes attached since the last disarm
  *
@@ -577,6 +676,7 @@ void gtp_fprobe_arm(void)
 	lockdep_assert_held(&gtp_mutex);
 	if (!gtp_fp_nattached)
 		return;
+	fp_arm_direct();
 	fps = kvmalloc_array(gtp_fp_nattached, sizeof(*fps), GFP_KERNEL);
 	if (!fps)
 		return;
@@ -584,7 +684,7 @@ void gtp_fprobe_arm(void)
 		unsigned int n = 0;
 
 		for (fp = gtp_fp_attached; fp; fp = fp->next)
-			if (fp->lite == lite)
+			if (fp->lite == lite && !fp->direct)
 				fps[n++] = fp;
 		if (!n)
 			continue;
@@ -640,9 +740,18 @@ static void fp_ops_destroy(struct gtp_fp_ops *fo)
 /* Detach every probe: then gtp_fprobe_detach() each. */
 void gtp_fprobe_disarm(void)
 {
+	struct gtp_fprobe *fp;
 	int lite;
 
 	lockdep_assert_held(&gtp_mutex);
+	for (fp = gtp_fp_attached; fp; fp = fp->next) {
+		if (!fp->direct || gtp_fdirect_detach(fp->direct))
+			continue;
+		/* its trampoline may still hand it over: as fp_ops_destroy() */
+		WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
+		fp->leaked = true;
+		__module_get(THIS_MODULE);
+	}
 	for (lite = 0; lite <= 1; lite++) {
 		if (gtp_fp_ops[lite])
 			fp_ops_destroy(gtp_fp_ops[lite]);
@@ -664,6 +773,8 @@ u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
 
 const char *gtp_fprobe_kind(const struct gtp_fprobe *fp)
 {
+	if (fp->direct)
+		return "direct";
 	return fp->lite ? "ftrace" : "ftrace-regs";
 }
 

@@ -45,6 +45,14 @@ bool gtp_fprobe_armed(const struct gtp_fprobe *fp);
 void gtp_fprobe_disarm(void);
 u64 gtp_fprobe_detach(struct gtp_fprobe *fp);
 const char *gtp_fprobe_kind(const struct gtp_fprobe *fp);
+/* ftrace_direct.c: an entry tracepoint's own trampoline */
+struct gtp_fdirect;
+struct ax_prog;
+struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
+				       void *fp, int *err);
+bool gtp_fdirect_detach(struct gtp_fdirect *d);
+/* ftrace_probe.c: the hit of a trampoline whose condition held */
+void gtp_fdirect_hit(struct gtp_fprobe *fp, struct pt_regs *regs);
 struct ftrace_ops;
 unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
 					unsigned long addr);

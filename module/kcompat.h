@@ -21,6 +21,9 @@
  *  a module's data areas        core_layout (< 6.4)      mod->mem[MOD_DATA...]   mod->mem[]
  *  struct ftrace_regs           ->regs (a pt_regs)       opaque since 6.13 and in Debian's 6.12:
  *                                                        arch_ftrace_regs()->regs
+ *  ftrace direct calls          register_ftrace_direct_  register_ftrace_direct(ops, addr) since 6.6;
+ *  on an ftrace_ops             multi(ops, addr); the    unregister frees the filter
+ *                               caller frees the filter  (free_filters)
  *
  * Kernel-internal functions that are not exported are resolved at run
  * time through kallsyms (gtp_ksym(), module/ksym.c), never linked to.
@@ -198,6 +201,44 @@ static __always_inline struct pt_regs *
 gtp_fregs_pt_regs(struct ftrace_regs *fregs)
 {
 	return &fregs->regs;
+}
+#endif
+
+/*
+ * A trampoline of our own called straight from a function's __fentry__
+ * site (module/ftrace_direct.c): the ops form of ftrace's direct calls,
+ * its filter set beforehand with ftrace_set_filter_ip().  6.6 renamed
+ * the *_multi functions (the ip forms went) and gave unregister a
+ * free_filters flag; before, the caller frees the filter.  Without
+ * DYNAMIC_FTRACE_WITH_DIRECT_CALLS the header's stubs return -ENODEV.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+static inline int gtp_register_ftrace_direct(struct ftrace_ops *ops,
+					     unsigned long addr)
+{
+	return register_ftrace_direct(ops, addr);
+}
+
+static inline int gtp_unregister_ftrace_direct(struct ftrace_ops *ops,
+					       unsigned long addr)
+{
+	return unregister_ftrace_direct(ops, addr, true);
+}
+#else
+static inline int gtp_register_ftrace_direct(struct ftrace_ops *ops,
+					     unsigned long addr)
+{
+	return register_ftrace_direct_multi(ops, addr);
+}
+
+static inline int gtp_unregister_ftrace_direct(struct ftrace_ops *ops,
+					       unsigned long addr)
+{
+	int ret = unregister_ftrace_direct_multi(ops, addr);
+
+	if (!ret)
+		ftrace_free_filter(ops);
+	return ret;
 }
 #endif
 

@@ -580,8 +580,9 @@ void gtp_kprobe_exit(void)
  * /sys/module/gtptrace/parameters/attached: how each location of the armed
  * trace is carried, one "NUM ADDR KIND" line each, KIND
  * being kprobe, kretprobe, ftrace (argument registers only), ftrace-regs
- * (all registers), static or static-jit (the condition is the probe,
- * static_arm.c).  A parameter is one page: past that (a
+ * (all registers), direct (the condition is the function's ftrace
+ * trampoline, ftrace_direct.c), static or static-jit (the condition is
+ * the probe, static_arm.c).  A parameter is one page: past that (a
  * hundred-odd locations), a last line "... N more".
  */
 #define GTP_ATTACHED_LINE	48	/* the longest "NUM ADDR KIND" line */
@@ -628,4 +629,4 @@ static const struct kernel_param_ops attached_ops = {
 	.get = attached_get,
 };
 module_param_cb(attached, &attached_ops, NULL, 0400);
-MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kretprobe|ftrace|ftrace-regs|static|static-jit");
+MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kretprobe|ftrace|ftrace-regs|direct|static|static-jit");

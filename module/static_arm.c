@@ -96,23 +96,22 @@ static u64 (*fast_cond(const struct gtp_tp *tp))(struct ax_env *)
  * JIT'd condition, which decides it in the argument registers and returns
  * when it is false, saving nothing; a true one jumps to
  * gtp_static_entry_held, which goes on as gtp_static_entry_fast would.
- * NULL (the entry above decides it) when the JIT cannot compile it so
- * (ax_jit_compile_probe()) or static_jit=0.
+ * None (the entry above decides it) when the JIT cannot compile it so
+ * (ax_jit_probe_compile()) or static_jit=0.
  */
 static bool static_jit = true;
 module_param(static_jit, bool, 0644);
 MODULE_PARM_DESC(static_jit, "a pure condition on a static tracepoint's arguments is the probe itself, JIT-compiled (attached: static-jit)");
 
-static void *jit_probe(const struct gtp_tp *tp)
+static struct ax_jit_probe jit_probe(const struct gtp_tp *tp)
 {
+	struct ax_jit_probe probe = { };
 	char log[96];
 
-	if (!READ_ONCE(static_jit) || !fast_cond(tp))
-		return NULL;
-	if (ax_jit_compile_probe(tp->cond, gtp_static_entry_held, log,
-				 sizeof(log)))
-		return NULL;
-	return tp->cond->jit_probe;
+	if (READ_ONCE(static_jit) && fast_cond(tp))
+		ax_jit_probe_compile(tp->cond, gtp_static_entry_held, NULL,
+				     false, &probe, log, sizeof(log));
+	return probe;
 }
 
 static const char *attach_refusal(int err)
@@ -131,6 +130,7 @@ static const char *attach_refusal(int err)
 
 int gtp_static_arm(struct gtp_conn *gc)
 {
+	struct ax_jit_probe probe;
 	unsigned int n = 0;
 	struct gtp_tp *tp;
 	int ret;
@@ -159,8 +159,9 @@ int gtp_static_arm(struct gtp_conn *gc)
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (!tp->is_static)
 			continue;
+		probe = jit_probe(tp);
 		ret = gtp_static_attach_cond(tp->addr, gtp_static_tp_hit, tp,
-					     fast_cond(tp), jit_probe(tp),
+					     fast_cond(tp), &probe,
 					     tp->cond ? tp->cond->ninsns : 0,
 					     &arm_handles[arm_n]);
 		if (ret) {

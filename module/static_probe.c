@@ -30,6 +30,7 @@
 #include <asm/segment.h>
 
 #include "ax.h"
+#include "jit.h"
 #include "nest.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
@@ -43,7 +44,7 @@ struct gtp_static_att {
 	void (*hit)(void *ctx, struct pt_regs *regs);
 	void *ctx;
 	u64 (*cond)(struct ax_env *env);	/* gtp_static_entry_fast */
-	void *probe;			/* cond as the probe, or NULL */
+	struct ax_jit_probe probe;	/* cond as the probe, or none */
 	u32 cond_steps;			/* what deciding cond charged */
 	atomic_long_t missed;		/* hits refused by the nesting guard */
 };
@@ -160,8 +161,8 @@ const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs)
 
 static void *entry_of(const struct gtp_static_att *att)
 {
-	if (att->probe)
-		return att->probe;
+	if (att->probe.entry)
+		return att->probe.entry;
 	return att->cond ? gtp_static_entry_fast : gtp_static_entry;
 }
 
@@ -191,7 +192,8 @@ int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 int gtp_static_attach_cond(u64 addr,
 			   void (*hit)(void *ctx, struct pt_regs *regs),
 			   void *ctx, u64 (*cond)(struct ax_env *env),
-			   void *probe, u32 cond_steps, void **handle)
+			   struct ax_jit_probe *probe, u32 cond_steps,
+			   void **handle)
 {
 	struct gtp_static_att *att;
 	struct gtp_marker *m;
@@ -199,13 +201,19 @@ int gtp_static_attach_cond(u64 addr,
 
 	check_layout();
 	att = kzalloc(sizeof(*att), GFP_KERNEL);
-	if (!att)
+	if (!att) {
+		if (probe)
+			ax_jit_probe_free(probe);
 		return -ENOMEM;
+	}
 	att->addr = addr;
 	att->hit = hit;
 	att->ctx = ctx;
 	att->cond = cond;
-	att->probe = cond ? probe : NULL;
+	if (probe && cond)
+		swap(att->probe, *probe);
+	if (probe)
+		ax_jit_probe_free(probe);	/* not for a probe without cond */
 	att->cond_steps = cond_steps;
 
 	mutex_lock(&gtp_static_mutex);
@@ -237,6 +245,7 @@ err_put:
 		module_put(m->mod);
 err_unlock:
 	mutex_unlock(&gtp_static_mutex);
+	ax_jit_probe_free(&att->probe);	/* never registered */
 	kfree(att);
 	return ret;
 }
@@ -255,6 +264,7 @@ static void release_att(struct gtp_static_att *att)
 {
 	if (att->m->mod)
 		module_put(att->m->mod);
+	ax_jit_probe_free(&att->probe);	/* no call of it is left */
 	kfree(att);
 }
 
@@ -285,7 +295,7 @@ bool gtp_static_handle_jit(void *handle)
 {
 	const struct gtp_static_att *att = handle;
 
-	return att->probe;
+	return att->probe.entry;
 }
 
 struct module *gtp_static_handle_module(void *handle)

@@ -73,21 +73,24 @@ bool gtp_static_marker_at(u64 addr);
 int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 		      void *ctx, void **handle);
 struct ax_env;
+struct ax_jit_probe;
 /*
  * The same, with @cond (a JIT-compiled condition that reads only rax,
  * rcx, rdx, rsi, rdi, r8..r11, no memory, and cannot fail:
  * GTP_STATIC_FAST_REGS, gtp_cond_reads_only()) decided before the rest of
  * the registers are saved: a false one returns at once, without @hit.
- * @probe, if not NULL, is @cond compiled as the probe itself
- * (ax_jit_compile_probe() with gtp_static_entry_held as its hit), which
- * the tracepoint then calls: it decides @cond in the registers it was
- * passed, saving none.  @cond_steps is what deciding @cond charges the
+ * @probe, if not NULL and not empty, is @cond compiled as the probe
+ * itself (ax_jit_probe_compile() with gtp_static_entry_held as its hit),
+ * which the tracepoint then calls: it decides @cond in the registers it
+ * was passed, saving none.  The attachment owns it from here on, attached
+ * or not (freed after detach, or on failure).  @cond_steps is what deciding @cond charges the
  * hit's step budget (its insns).
  */
 int gtp_static_attach_cond(u64 addr,
 			   void (*hit)(void *ctx, struct pt_regs *regs),
 			   void *ctx, u64 (*cond)(struct ax_env *env),
-			   void *probe, u32 cond_steps, void **handle);
+			   struct ax_jit_probe *probe, u32 cond_steps,
+			   void **handle);
 /* static_tp_entry.S: where a JIT'd probe jumps when its condition holds */
 void gtp_static_entry_held(void);
 /* Is @handle's probe the JIT'd condition (static-jit in `attached`)? */

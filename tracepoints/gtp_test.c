@@ -23,6 +23,12 @@
  *					gtp_test_function (the floor of an
  *					ftrace-carried entry probe; flags as
  *					gtp's cheapest: no SAVE_REGS)
+ *	echo direct > /proc/gtp_test	an empty trampoline called straight
+ *					from gtp_test_function's __fentry__
+ *					site (ftrace's direct calls: the
+ *					floor of an entry trampoline; also a
+ *					direct user that keeps gtp's own
+ *					trampoline off the function)
  *	echo kprobe-mid > /proc/gtp_test	an empty kprobe at "mid" (below)
  *	echo nofault-tp > /proc/gtp_test	a kprobe inside
  *					copy_from_kernel_nofault() (every
@@ -68,6 +74,7 @@
 
 #define CREATE_TRACE_POINTS
 #include "gtp_test_trace.h"
+#include "kcompat.h"
 
 /* Globals gdb can name in conditions and collect actions. */
 int gtp_test_calls;
@@ -149,6 +156,28 @@ static struct ftrace_ops bare_ftrace = {
 	.func = bare_ftrace_cb,
 };
 static bool bare_ftrace_on;
+
+/*
+ * The empty trampoline: called from the __fentry__ site, it returns into
+ * the function.  It counts the call where the kernel tracks call depth,
+ * as every direct trampoline must (ftrace's own do the same).
+ */
+#ifndef CALL_DEPTH_ACCOUNT
+#define CALL_DEPTH_ACCOUNT ""
+#endif
+asm(".pushsection .text, \"ax\", @progbits\n"
+    "	.type gtp_test_direct_tramp, @function\n"
+    "	.globl gtp_test_direct_tramp\n"
+    "gtp_test_direct_tramp:\n\t"
+    ASM_ENDBR
+    CALL_DEPTH_ACCOUNT
+    ASM_RET
+    "	.size gtp_test_direct_tramp, .-gtp_test_direct_tramp\n"
+    ".popsection\n");
+void gtp_test_direct_tramp(void);
+
+static struct ftrace_ops bare_direct;
+static bool bare_direct_on;
 
 static int bare_mid_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
@@ -234,6 +263,11 @@ static void baselines_off(void)
 		unregister_ftrace_function(&bare_ftrace);
 		bare_ftrace_on = false;
 	}
+	if (bare_direct_on) {
+		gtp_unregister_ftrace_direct(&bare_direct,
+					     (unsigned long)gtp_test_direct_tramp);
+		bare_direct_on = false;
+	}
 	if (bare_mid_on) {
 		unregister_kprobe(&bare_mid_kprobe);
 		bare_mid_kprobe.addr = NULL;
@@ -255,6 +289,19 @@ static int bare_ftrace_register(void)
 
 	if (!ret)
 		ret = register_ftrace_function(&bare_ftrace);
+	return ret;
+}
+
+static int bare_direct_register(void)
+{
+	int ret = ftrace_set_filter_ip(&bare_direct,
+				       (unsigned long)gtp_test_function, 0, 1);
+
+	if (!ret)
+		ret = gtp_register_ftrace_direct(&bare_direct,
+					(unsigned long)gtp_test_direct_tramp);
+	if (ret)
+		ftrace_free_filter(&bare_direct);
 	return ret;
 }
 
@@ -284,6 +331,11 @@ static int baseline_command(const char *cmd)
 		if (!bare_ftrace_on) {
 			ret = bare_ftrace_register();
 			bare_ftrace_on = !ret;
+		}
+	} else if (sysfs_streq(cmd, "direct")) {
+		if (!bare_direct_on) {
+			ret = bare_direct_register();
+			bare_direct_on = !ret;
 		}
 	} else if (sysfs_streq(cmd, "kprobe-mid")) {
 		if (!bare_mid_on) {

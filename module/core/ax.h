@@ -130,9 +130,6 @@ struct ax_prog {
 	u32 jit_size;
 	void **jit_pins;	/* held while the image lives (host.h) */
 	u32 jit_npins;
-	/* filled by ax_jit_compile_probe(): the condition as a probe */
-	void *jit_probe;
-	u32 jit_probe_size;
 };
 
 /*

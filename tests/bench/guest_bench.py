@@ -56,6 +56,7 @@ EXPR = "(2*counter1+3*counter2)"
 COND_MEM = "gtp_test_calls < 0"     # a module global, read at every hit
 EVENT = "gtp_test:gtp_test_event"
 ENTRY_FTRACE = "/sys/module/gtptrace/parameters/entry_ftrace"
+ENTRY_DIRECT = "/sys/module/gtptrace/parameters/entry_direct"
 NA = "not available in this build"
 
 
@@ -142,7 +143,9 @@ def gtp_rows(rows, entry_params, attach, mid):
         name = "JIT" if tag == "jit" else "interpreter"
         ref = lambda k: None if tag == "jit" else k + "_jit"
         for kind, where, what in (
-                ("entry", "trace gtp_test_function", "entry (%s)" % attach),
+                ("entry", "trace gtp_test_function", "entry (%s)" % (
+                    "direct trampoline" if tag == "jit" and os.path.exists(ENTRY_DIRECT)
+                    else attach)),
                 ("mid", mid and "trace *%s" % mid, "mid-function *%s" % (mid or "MID")),
                 ("static", "gtp-strace " + EVENT, "static " + EVENT)):
             for truth, cond, coll in (("false", COND_FALSE, None),
@@ -155,9 +158,14 @@ def gtp_rows(rows, entry_params, attach, mid):
             rows.append(streamed_row("trace gtp_test_function"))
             rows.append(gdb_row("entry_mem_jit", "gtp entry, false, reads a global (JIT)",
                                 "trace gtp_test_function", COND_MEM, None, None))
-            # staged: the same condition decided by the generic entry, as
-            # before the JIT compiled it into the probe itself
-            reload_gtp(" ".join(p for p in (entry_params, "static_jit=0") if p))
+            # staged: the same conditions decided by the generic entry and
+            # by the shared ftrace_ops, as before the JIT compiled them
+            # into the probe and the function's trampoline themselves
+            reload_gtp(" ".join(p for p in (entry_params, "static_jit=0",
+                                            "entry_direct=0") if p))
+            rows.append(gdb_row("entry_false_ops",
+                                "gtp entry, false, through the shared ftrace_ops (entry_direct=0)",
+                                "trace gtp_test_function", COND_FALSE, None, "entry_false_jit"))
             rows.append(gdb_row("static_false_entry",
                                 "gtp static, false, decided by the generic entry (static_jit=0)",
                                 "gtp-strace " + EVENT, COND_FALSE, None, "static_false_jit"))
@@ -296,6 +304,8 @@ def main():
                           "kprobe-mid", "mid_false_jit"))
         rows.append(floor("floor_ftrace", "empty ftrace_ops, entry (floor)",
                           "ftrace", "entry_false_jit"))
+        rows.append(floor("floor_direct", "empty direct trampoline, entry (floor)",
+                          "direct", "entry_false_jit"))
         rows.append(floor("floor_tp", "empty tracepoint probe (floor)", "tpprobe",
                           "static_false_jit"))
     mid = mid_address()

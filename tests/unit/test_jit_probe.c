@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_jit_probe.c - conditions compiled as probes (ax_jit_compile_probe()):
+ * test_jit_probe.c - conditions compiled as probes (ax_jit_probe_compile()):
  * called as a probe function with the registers the condition reads, a
  * probe jumps to its hit exactly when the interpreter finds the condition
  * true on the same registers, and the hit then gets every argument and
@@ -9,7 +9,7 @@
  *
  * call_probe() loads the twelve registers a probe may read from a block
  * and calls the probe; probe_hit() stores the twelve registers it
- * received and counts.
+ * received, and r11 (the probe's context), and counts.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +27,7 @@
 #define NREGS	12
 static const int gdb_regno[NREGS] = { 5, 4, 3, 2, 8, 9, 1, 6, 12, 13, 14, 15 };
 
-u64 probe_got[NREGS];
+u64 probe_got[NREGS + 1];	/* + r11 */
 u64 probe_hits;
 
 __asm__(".text\n"
@@ -53,6 +53,7 @@ __asm__(".text\n"
 	"\tmov %rbx, probe_got+48(%rip)\n\tmov %rbp, probe_got+56(%rip)\n"
 	"\tmov %r12, probe_got+64(%rip)\n\tmov %r13, probe_got+72(%rip)\n"
 	"\tmov %r14, probe_got+80(%rip)\n\tmov %r15, probe_got+88(%rip)\n"
+	"\tmov %r11, probe_got+96(%rip)\n"
 	"\tincq probe_hits(%rip)\n"
 	"\tret\n"
 	".globl probe_ret\n"		/* a stand-in return thunk */
@@ -103,18 +104,23 @@ static u64 pick_value(void)
 	return next_rand() >> (r >> 58);
 }
 
-static struct ax_prog *probe_of(struct ax_prog *prog)
+#define PROBE_CTX	((void *)0x5eed0000c0ffeeULL)
+
+static struct ax_jit_probe probe_of(struct ax_prog *prog)
 {
+	struct ax_jit_probe p;
 	char log[128];
 
-	if (ax_jit_compile_probe(prog, (void *)probe_hit, log, sizeof(log)))
+	if (ax_jit_probe_compile(prog, (void *)probe_hit, PROBE_CTX, false, &p,
+				 log, sizeof(log)))
 		fail_msg("not compiled: %s", log);
-	assert_non_null(prog->jit_probe);
-	return prog;
+	assert_non_null(p.entry);
+	return p;
 }
 
-/* Runs @prog's probe and its interpreter on @rounds register sets. */
-static void check_agrees(struct ax_prog *prog, const char *what, int rounds)
+/* Runs @prog's probe @p and its interpreter on @rounds register sets. */
+static void check_agrees(struct ax_prog *prog, const struct ax_jit_probe *p,
+			 const char *what, int rounds)
 {
 	int r, i, trues = 0;
 
@@ -132,7 +138,7 @@ static void check_agrees(struct ax_prog *prog, const char *what, int rounds)
 		assert_int_equal(env.err, 0);
 		hits = probe_hits;
 		memset(probe_got, 0, sizeof(probe_got));
-		call_probe(block, prog->jit_probe);
+		call_probe(block, p->entry);
 		if ((probe_hits != hits) != (want != 0))
 			fail_msg("'%s' round %d: interp %#llx, probe %s", what,
 				 r, (unsigned long long)want,
@@ -145,6 +151,7 @@ static void check_agrees(struct ax_prog *prog, const char *what, int rounds)
 						 what, gdb_regno[i],
 						 (unsigned long long)probe_got[i],
 						 (unsigned long long)block[i]);
+			assert_ptr_equal((void *)probe_got[NREGS], PROBE_CTX);
 		}
 	}
 	/* a test that never took both ways would prove nothing */
@@ -184,15 +191,16 @@ static void test_gdb_conditions(void **state)
 
 	for (k = 0; k < sizeof(gdb_conds) / sizeof(gdb_conds[0]); k++) {
 		u8 code[AX_MAX_CODE + 16];
+		struct ax_jit_probe p;
 		struct ax_prog *prog;
 
 		prog = ax_test_verify(code, ax_test_hex(gdb_conds[k].hex, code,
 							sizeof(code)),
 				      true, gdb_conds[k].expr);
-		probe_of(prog);
-		check_agrees(prog, gdb_conds[k].expr, 4000);
-		ax_jit_free(prog);
-		assert_null(prog->jit_probe);
+		p = probe_of(prog);
+		check_agrees(prog, &p, gdb_conds[k].expr, 4000);
+		ax_jit_probe_free(&p);
+		assert_null(p.entry);
 		ax_prog_free(prog);
 	}
 }
@@ -210,10 +218,11 @@ static void test_registers(void **state)
 	unsigned int k;
 
 	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
-		struct ax_prog *prog = probe_of(ax_test_prog(progs[k], true));
+		struct ax_prog *prog = ax_test_prog(progs[k], true);
+		struct ax_jit_probe p = probe_of(prog);
 
-		check_agrees(prog, progs[k], 4000);
-		ax_jit_free(prog);
+		check_agrees(prog, &p, progs[k], 4000);
+		ax_jit_probe_free(&p);
 		ax_prog_free(prog);
 	}
 }
@@ -238,14 +247,34 @@ static void test_refused(void **state)
 
 	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
 		struct ax_prog *prog = ax_test_prog(progs[k], true);
+		struct ax_jit_probe p;
 		char log[128];
 
-		if (ax_jit_compile_probe(prog, (void *)probe_hit, log,
-					 sizeof(log)) != -EINVAL)
+		if (ax_jit_probe_compile(prog, (void *)probe_hit, NULL, false,
+					 &p, log, sizeof(log)) != -EINVAL)
 			fail_msg("'%s' not refused", progs[k]);
-		assert_null(prog->jit_probe);
+		assert_null(p.entry);
 		ax_prog_free(prog);
 	}
+}
+
+static cs_insn *disasm(const struct ax_jit_probe *p, size_t *n, csh *h)
+{
+	cs_insn *insn;
+
+	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, h), CS_ERR_OK);
+	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	*n = cs_disasm(*h, p->entry, p->size, (uintptr_t)p->entry, 0, &insn);
+	assert_true(*n > 0);
+	return insn;
+}
+
+static bool jmp_to(const cs_insn *in, void *fn)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	return in->id == X86_INS_JMP && x->operands[0].type == X86_OP_IMM &&
+	       x->operands[0].imm == (s64)(uintptr_t)fn;
 }
 
 /*
@@ -258,6 +287,7 @@ static void test_shape(void **state)
 {
 	u8 code[AX_MAX_CODE + 16];
 	const char *hex = gdb_conds[0].hex;
+	struct ax_jit_probe p;
 	struct ax_prog *prog;
 	cs_insn *insn;
 	size_t n, i;
@@ -268,12 +298,8 @@ static void test_shape(void **state)
 	user_exec_return_thunk = (void *)probe_ret;
 	prog = ax_test_verify(code, ax_test_hex(hex, code, sizeof(code)), true,
 			      hex);
-	probe_of(prog);
-	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &h), CS_ERR_OK);
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(h, prog->jit_probe, prog->jit_probe_size,
-		      (uintptr_t)prog->jit_probe, 0, &insn);
-	assert_true(n > 0);
+	p = probe_of(prog);
+	insn = disasm(&p, &n, &h);
 	assert_int_equal(insn[0].id, X86_INS_ENDBR64);
 	for (i = 0; i < n; i++) {
 		const cs_x86 *x = &insn[i].detail->x86;
@@ -286,27 +312,68 @@ static void test_shape(void **state)
 		assert_int_not_equal(insn[i].id, X86_INS_PUSH);
 		assert_int_not_equal(insn[i].id, X86_INS_CALL);
 		rets += insn[i].id == X86_INS_RET;
-		hit_jmps += insn[i].id == X86_INS_JMP &&
-			    x->operands[0].type == X86_OP_IMM &&
-			    x->operands[0].imm == (s64)(uintptr_t)probe_hit;
-		thunk_jmps += insn[i].id == X86_INS_JMP &&
-			      x->operands[0].type == X86_OP_IMM &&
-			      x->operands[0].imm == (s64)(uintptr_t)probe_ret;
+		hit_jmps += jmp_to(&insn[i], probe_hit);
+		thunk_jmps += jmp_to(&insn[i], probe_ret);
 	}
-	/* 2*c1 + 3*c2 < 0: endbr, 8 to compute, test, jcc, then jmp/ret */
-	for (i = 0; n > 13 && i < n; i++)
+	/*
+	 * 2*c1 + 3*c2 < 0: endbr, 8 to compute, test, jcc, then the context
+	 * and the jump to the hit, and the jump to the return thunk
+	 */
+	for (i = 0; n > 14 && i < n; i++)
 		print_message("%s %s\n", insn[i].mnemonic, insn[i].op_str);
-	assert_true(n <= 13);
+	assert_true(n <= 14);
 	assert_int_equal(rets, 0);
 	assert_int_equal(hit_jmps, 1);
 	assert_int_equal(thunk_jmps, 1);
 	cs_free(insn, n);
 	cs_close(&h);
-	check_agrees(prog, "Fig. 11, endbr and thunk", 1000);
-	ax_jit_free(prog);
+	check_agrees(prog, &p, "Fig. 11, endbr and thunk", 1000);
+	ax_jit_probe_free(&p);
 	ax_prog_free(prog);
 	user_exec_endbr = false;
 	user_exec_return_thunk = NULL;
+}
+
+/*
+ * Call-depth tracking: a probe entered by a call nobody counted (an ftrace
+ * direct call) counts it first, "sarq $5, %gs:counter", and only then;
+ * one entered through a counted call does not.
+ */
+static void test_counted_entry(void **state)
+{
+	static const u8 acct_head[] = { 0x65, 0x48, 0xc1, 0x3c, 0x25 };
+	struct ax_prog *prog = ax_test_prog("reg 5 const8 7 equal end", true);
+	unsigned int k;
+
+	user_exec_call_depth_on = true;
+	user_exec_call_depth_var = 0x20000000;
+	for (k = 0; k < 2; k++) {
+		struct ax_jit_probe p;
+		char log[128];
+		int gs = 0;
+		cs_insn *insn;
+		size_t n, i;
+		csh h;
+
+		assert_int_equal(ax_jit_probe_compile(prog, (void *)probe_hit,
+						      NULL, k, &p, log,
+						      sizeof(log)), 0);
+		insn = disasm(&p, &n, &h);
+		for (i = 0; i < n; i++)
+			gs += insn[i].bytes[0] == 0x65;
+		assert_int_equal(gs, k);
+		if (k) {
+			assert_int_equal(insn[0].size, 10);
+			assert_memory_equal(insn[0].bytes, acct_head, 5);
+			assert_memory_equal(insn[0].bytes + 5,
+					    &user_exec_call_depth_var, 4);
+		}
+		cs_free(insn, n);
+		cs_close(&h);
+		ax_jit_probe_free(&p);
+	}
+	user_exec_call_depth_on = false;
+	ax_prog_free(prog);
 }
 
 static int setup(void **state)
@@ -322,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_counted_entry),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace_direct.c - an entry tracepoint's condition as the function's own
+ * ftrace trampoline.
+ *
+ * An entry tracepoint whose condition the JIT can decide on the argument
+ * registers alone (ax_jit_probe_compile(): pure, no memory, cannot fail)
+ * needs neither ftrace's trampoline with its register save nor our
+ * callback's lookup: the compiled condition is itself the trampoline,
+ * called straight from the function's __fentry__ site through ftrace's
+ * direct-call API (an ftrace_ops of its own, filtered on the one
+ * location).  A false condition is the call, the compare and the return;
+ * a true one jumps to gtp_direct_held (ftrace_direct_entry.S), which
+ * saves the registers and hands the hit to the ftrace path
+ * (gtp_fdirect_hit(), ftrace_probe.c), exactly as that path's ops would
+ * have after its condition held.
+ *
+ * ftrace allows one direct trampoline per function: another direct user
+ * there (a BPF fentry program, another module's trampoline) makes
+ * registering fail with -EBUSY, and the tracepoint stays with the shared
+ * ops (ftrace_probe.c decides).  Other ftrace users on the function keep
+ * working: ftrace then calls them and our trampoline in turn.
+ *
+ * The trampoline is entered by a call the kernel's call thunks did not
+ * count, so it counts it first where the kernel tracks call depth (as
+ * ftrace's own trampolines and BPF's do), returns through the kernel's
+ * return thunk, and starts with endbr64 on IBT kernels.
+ *
+ * Unregistering waits until no CPU is in the trampoline or was preempted
+ * there (ftrace's RCU-tasks grace periods for a dynamic ops), then the
+ * image goes.  That wait is per ops: ftrace_probe.c gives trampolines of
+ * their own only to small traces.
+ */
+#define pr_fmt(fmt) "gtp: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/slab.h>
+
+#include "ax.h"
+#include "jit.h"
+#include "kcompat.h"
+#include "gtp_glue.h"
+
+struct gtp_fdirect {
+	struct ftrace_ops ops;
+	struct ax_jit_probe probe;
+	unsigned long ip;
+};
+
+/* ftrace_direct_entry.S */
+void gtp_direct_held(void);
+
+/**
+ * gtp_fdirect_attach - @cond as the trampoline of the function at @ip
+ * @cond: a pure condition with a JIT image (the probe is compiled here)
+ * @ip: the function's ftrace location
+ * @fp: what the trampoline hands gtp_fdirect_hit() when @cond holds
+ * @err: the reason on failure
+ *
+ * Return: the attachment, registered, or NULL: -EINVAL (the JIT cannot
+ * compile @cond so), -EBUSY (another direct trampoline is there), or
+ * what ftrace or the JIT said.
+ */
+struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
+				       void *fp, int *err)
+{
+	struct gtp_fdirect *d;
+	char log[96];
+	int ret = -ENOMEM;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		goto out;
+	ret = ax_jit_probe_compile(cond, gtp_direct_held, fp, true, &d->probe,
+				   log, sizeof(log));
+	if (ret)
+		goto err_free;
+	ret = ftrace_set_filter_ip(&d->ops, ip, 0, 1);
+	if (ret)
+		goto err_filter;
+	ret = gtp_register_ftrace_direct(&d->ops,
+					 (unsigned long)d->probe.entry);
+	if (ret)
+		goto err_filter;
+	d->ip = ip;
+	return d;
+
+err_filter:
+	ftrace_free_filter(&d->ops);
+	ax_jit_probe_free(&d->probe);
+err_free:
+	kfree(d);
+out:
+	*err = ret;
+	return NULL;
+}
+
+/**
+ * gtp_fdirect_detach - unregister and free
+ * @d: from gtp_fdirect_attach()
+ *
+ * Return: true when gone; false when ftrace refused (it shut itself
+ * down): @d stays allocated and its trampoline may still run, so what it
+ * hands over must stay too (ftrace_probe.c keeps it, as it keeps an ops
+ * ftrace refused to detach).
+ */
+bool gtp_fdirect_detach(struct gtp_fdirect *d)
+{
+	int ret = gtp_unregister_ftrace_direct(&d->ops,
+					       (unsigned long)d->probe.entry);
+
+	if (ret) {
+		pr_warn("ftrace refused to detach the trampoline at 0x%lx (error %d): it is kept, and gtptrace stays loaded until reboot\n",
+			d->ip, ret);
+		return false;
+	}
+	ax_jit_probe_free(&d->probe);
+	kfree(d);
+	return true;
+}

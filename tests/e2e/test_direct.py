@@ -1,0 +1,103 @@
+"""Entry tracepoints as the function's own trampoline (module/ftrace_direct.c).
+
+In a trace with at most 8 of them, an entry tracepoint whose condition the
+JIT decides on the arguments alone, and the only one on its function, is
+called straight from the function's __fentry__ site (ftrace's direct
+calls): `attached` says "direct", and ftrace's enabled_functions shows the
+direct call.  What gdb sees must not depend on it: the same frames,
+registers and stack as through the shared ftrace_ops (entry_direct=0).
+Another direct user on the function (gtp_test's empty trampoline, `echo
+direct > /proc/gtp_test`) keeps the tracepoint on the shared ops, still
+traced.
+"""
+import re
+
+from gtplib import (GDB_HEAD, expect, expect_not, frames_collected, gdb_script,
+                    leaves_target_clean, param, reset_target, sh)
+
+BAD = (r"Fatal signal|internal-error|Remote connection closed|Bogus|"
+       r"Malformed|Remote failure|Traceback")
+
+# calls k = 1..8 are (k, k - 1): 2k + 3(k - 1) > 20 from k = 5 on.  The
+# word at $rsp is the function's return address (into gtp_test's loop):
+# the stack as the function got it, not one call deeper.
+BODY = """trace gtp_test_function if 2*counter1+3*counter2 > 20
+actions
+collect $regs
+collect *(unsigned long *)$rsp
+end
+tstart
+shell cat /sys/module/gtptrace/parameters/attached
+shell grep gtp_test_function /sys/kernel/tracing/enabled_functions || echo not-ftraced
+shell echo 8 > /proc/gtp_test
+tstop
+tstatus
+set $i = 0
+while $i < 4
+  tfind $i
+  printf "=f= rdi %d rsi %d pc+%d\\n", $rdi, $rsi, (long)$pc - (long)gtp_test_function
+  output/x *(unsigned long *)$rsp
+  echo \\n
+  set $i = $i + 1
+end
+"""
+
+
+def run_body():
+    reset_target()
+    out = gdb_script(GDB_HEAD + BODY, timeout=240)
+    expect_not(out, BAD)
+    assert frames_collected(out)[-1:] == [4], out
+    return out
+
+
+def kinds(out):
+    return [k for k in re.findall(r"^\d+ 0x[0-9a-f]+ (\S+)$", out, re.M)]
+
+
+def frames(out):
+    return re.findall(r"^=f= (.*)\n(0x[0-9a-f]+)$", out, re.M)
+
+
+def check_frames(out):
+    fr = frames(out)
+    pc = fr[0][0].split("pc+")[1] if fr else None
+    assert [f for f, _ in fr] == ["rdi %d rsi %d pc+%s" % (k, k - 1, pc)
+                                  for k in (5, 6, 7, 8)], out
+    # one return address, every call's from the same loop, and not one
+    # into gtp_test_function itself (a stack one call too deep)
+    fn = int(re.search(r"^Tracepoint 1 at (0x[0-9a-f]+)", out, re.M).group(1), 16)
+    rets = {int(r, 16) for _, r in fr}
+    assert len(rets) == 1 and not fn <= min(rets) < fn + 64, (rets, out)
+    return fr
+
+
+@leaves_target_clean
+def test_direct_same_frames_as_shared_ops():
+    assert param("entry_direct").strip() == "Y"
+    out = run_body()
+    assert kinds(out) == ["direct"], out
+    expect(out, r"^gtp_test_function \[gtp_test\].*direct")
+    fr = check_frames(out)
+
+    param("entry_direct", "0")
+    try:
+        out0 = run_body()
+    finally:
+        param("entry_direct", "1")
+    assert kinds(out0) == ["ftrace-regs"], out0
+    expect_not(out0, r"^gtp_test_function \[gtp_test\].*direct")
+    assert check_frames(out0) == fr, (out, out0)
+
+
+@leaves_target_clean
+def test_direct_taken_falls_back_to_shared_ops():
+    sh("echo direct > /proc/gtp_test")
+    try:
+        out = run_body()
+    finally:
+        sh("echo off > /proc/gtp_test")
+    # gtp_test's trampoline holds the function's direct call: ours is
+    # refused, and the tracepoint rides the shared ops beside it
+    assert kinds(out) == ["ftrace-regs"], out
+    check_frames(out)
