@@ -261,12 +261,16 @@ def many_row(key, label, regex, ref):
 
 
 def many_rows(rows, entry_params):
-    """One function against a thousand, the same false condition."""
-    reload_gtp(entry_params)
-    rows.append(many_row("many_one_jit", "gtp-trace-many, false (JIT)",
+    """One function against a thousand, the same false condition, both
+    through the shared ftrace_ops: entry_direct=0, or the one function
+    would get a trampoline of its own (the entry rows'), which is not the
+    lookup this compares."""
+    reload_gtp(" ".join(p for p in (entry_params, "entry_direct=0") if p))
+    rows.append(many_row("many_one_jit", "gtp-trace-many, false, shared ftrace_ops (JIT)",
                          "^gtp_test_function$", None))
     rows.append(many_row("many_false_jit", "gtp-trace-many, false (JIT)", MANY_RE,
                          "many_one_jit"))
+    reload_gtp(entry_params)
     rows.append(peers.bpftrace("bpf_many_one", "bpftrace kprobe:gtp_test_function, false",
                                "kprobe:gtp_test_function", "arg0 == 0x5eed1234", loop,
                                "many_one_jit"))
