@@ -296,11 +296,10 @@ out:
 }
 
 /* One tracepoint's hit, as when it had an ops of its own. */
-static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
-					   struct ftrace_regs *fregs)
+static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
+						struct pt_regs *regs)
 {
 	struct gtp_tp *tp = READ_ONCE(fp->tp);
-	struct pt_regs *regs;
 	enum gtp_precheck pre;
 
 	/* gdb's disable while running: the ops stays, the hit does nothing */
@@ -311,7 +310,6 @@ static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
 		atomic_long_inc(&fp->missed);
 		goto out;
 	}
-	regs = gtp_fregs_pt_regs(fregs);
 	if (unlikely(fp->cond_pc)) {
 		gtp_fprobe_hit(fp, tp, regs, GTP_PRE_UNKNOWN, true);
 		goto out;
@@ -324,39 +322,23 @@ out:
 	preempt_enable_notrace();
 }
 
+static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
+					   struct ftrace_regs *fregs)
+{
+	gtp_fprobe_run_regs(fp, gtp_fregs_pt_regs(fregs));
+}
+
 /*
- * @fp's own trampoline (ftrace_direct.c) decided its condition, true:
- * the rest of the hit as gtp_fprobe_run() goes on with a condition that
- * held, on the registers ftrace_direct_entry.S saved.  A false condition
- * never comes here.
+ * @fp's own trampoline (ftrace_direct.c) found its condition true: the
+ * hit as an ops runs it, on the registers ftrace_direct_entry.S saved.
+ * The pure condition is decided again there, for the CPU budget, which
+ * times one hit in 64 from its condition on; a false one never comes here.
  */
 void notrace gtp_fdirect_hit(struct gtp_fprobe *fp, struct pt_regs *regs)
 {
-	struct gtp_tp *tp = READ_ONCE(fp->tp);
-	struct ax_env *env;
-
-	if (!READ_ONCE(tp->enabled))
-		return;
-	preempt_disable_notrace();
-	if (unlikely(__this_cpu_inc_return(gtp_fp_busy) != 1)) {
-		atomic_long_inc(&fp->missed);
-		goto out;
-	}
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
-	/* what gtp_tp_precheck() leaves after a pure condition held */
-	env = this_cpu_ptr(&gtp_fp_env);
-	env->regs = regs;
-	env->frame = NULL;
-	env->tp = tp;
-	env->steps = AX_STEP_BUDGET - tp->cond->ninsns;
-	env->faults = 0;
-	env->err = 0;
-	env->t0 = 0;	/* not one the CPU budget times (budget.h) */
-	gtp_fprobe_hit(fp, tp, regs, GTP_PRE_HELD, false);
-out:
-	__this_cpu_dec(gtp_fp_busy);
-	preempt_enable_notrace();
+	gtp_fprobe_run_regs(fp, regs);
 }
 
 /*
