@@ -26,7 +26,7 @@ WORKLOAD = ("shell dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null & "
 BODY = """set circular-trace-buffer on
 tvariable $gtp_cpu_budget = 5
 %(stop)s
-trace *0x%(vfs_read)x
+trace *0x%(vfs_read)x%(cond)s
 actions
 collect $regs
 end
@@ -35,6 +35,7 @@ actions
 collect counter1
 end
 tstart
+shell cat /sys/module/gtptrace/parameters/attached
 %(workload)s
 shell echo 3 > /proc/gtp_test
 tstatus
@@ -48,13 +49,13 @@ tfind tracepoint 2
 printf "=tp2 frame %%d\\n", $trace_frame
 """
 
-def run(stop, count=300000):
+def run(stop, count=300000, cond=""):
     reset_target()
     # a trace the budget stopped is not running: gdb's tstop would fail
     body = BODY.replace("tstop\n", "") if stop else BODY
     out = gdb_script(GDB_HEAD + body % {
         "stop": "tvariable $gtp_budget_stop = 1" if stop else "",
-        "vfs_read": ksym("vfs_read"),
+        "vfs_read": ksym("vfs_read"), "cond": cond,
         "workload": WORKLOAD % count}, timeout=600)
     expect_not(out, SCRIPT_BUGS)
     return out
@@ -81,6 +82,18 @@ def test_budget_disables_the_hot_tracepoint():
     assert "tracepoint 2" not in out.split("Trace notes:")[1].splitlines()[0]
 
 @leaves_target_clean
+def test_budget_disables_a_direct_trampoline():
+    """The same with a condition the JIT decides on vfs_read's arguments
+    (always true): the tracepoint is vfs_read's own trampoline
+    (ftrace_direct.c), and its true hits are timed as an ops' are."""
+    out = run(stop=False, cond=" if $rdi != 0")
+    expect(out, r"^1 0x[0-9a-f]+ direct$")
+    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    assert int(m.group(1)) >= 5, m.group(0)
+    expect(out, r"^=tp2 frame \d+$")
+    expect(out, r"^=tp1 frame 0$")
+
+@leaves_target_clean
 def test_budget_stops_the_trace_when_asked():
     out = run(stop=True)
     m = expect(out, r"Trace stopped by an error \(" + TRIP % "stopped the trace"
@@ -101,7 +114,7 @@ def test_no_budget_no_trip():
         reset_target()
         out = gdb_script(GDB_HEAD + BODY.replace(
             "$gtp_cpu_budget = 5", "$gtp_cpu_budget = -1") % {
-            "stop": "", "vfs_read": ksym("vfs_read"),
+            "stop": "", "vfs_read": ksym("vfs_read"), "cond": "",
             "workload": WORKLOAD % 30000}, timeout=600)
     finally:
         param("cpu_budget", old)
