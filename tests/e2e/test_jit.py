@@ -71,9 +71,16 @@ def test_jit_image_never_writable_and_executable():
     W^X on a live image, as the page tables say (pagewalk.py walks them
     through /proc/kcore, not through gtp): every page of the newest image
     is read-only and executable, and its direct-map alias is not both
-    writable and executable.  jit_last_image follows kptr_restrict."""
+    writable and executable.  jit_last_image follows kptr_restrict.
+    The entry goes through the shared ftrace_ops (entry_direct=0): the
+    image of a trampoline of its own goes at tstop, and the one walked
+    here must outlive the session."""
     set_jit(True)
-    out = session("2*counter1+3*counter2 > 0", "counter1", 2, 2)
+    param("entry_direct", "0")
+    try:
+        out = session("2*counter1+3*counter2 > 0", "counter1", 2, 2)
+    finally:
+        param("entry_direct", "1")
     assert areas_during(out) >= 1, out
     # the session's images live until the next QTinit
     addr, size = (int(v, 0) for v in param("jit_last_image").split())
