@@ -350,6 +350,12 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 		} else if (alu == X86_CMP && (in->flags & JF_TEST)) {
 			/* (x & mask) ==/!= 0: test x, mask (opt_test_mask) */
 			emit_test_ri(&prog, l, (s32)in->imm);
+		} else if (alu == X86_CMP && (in->flags & JF_CMP32)) {
+			/* the low halves (opt_cmp32); test r32, r32 for 0 */
+			if (in->imm == 0)
+				emit_test_rr32(&prog, l, l);
+			else
+				emit_alu_ri32(&prog, X86_CMP, l, (s32)in->imm);
 		} else if (alu == X86_CMP && in->imm == 0) {
 			/* cmp x, 0 == test x, x: same flags, shorter */
 			emit_test_rr(&prog, l, l);
@@ -1100,9 +1106,12 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 		}
 		if (in->src == JSRC_IMM && in->imm == 0 && in->cc == JCC_L &&
 		    !(in->flags & JF_TEST)) {
-			/* x < 0 is x's sign bit: shr x, 63 */
+			/* x < 0 is x's sign bit: shr x, 63 (of 32: shr x32, 31) */
 			l = get_slot(ctx, pprog, lhs_slot(in), X86_RDX);
-			emit_shift_imm(pprog, X86_SHR, l, 63);
+			if (in->flags & JF_CMP32)
+				emit_shift_imm32(pprog, X86_SHR, l, 31);
+			else
+				emit_shift_imm(pprog, X86_SHR, l, 63);
 		} else if (cmp_takes_load(ctx->ir, i)) {
 			emit_compare_load(ctx, pprog, i);
 			l = dst_slot(ctx, lhs_slot(in), X86_RDX);

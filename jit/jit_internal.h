@@ -60,6 +60,8 @@ enum jit_cc {
 #define JF_ZX		0x04	/* JIT reg load: zero-extend from 'ext' bits */
 #define JF_TEST		0x08	/* JIT_CMP/JIT_CMP_JCC, src IMM, cc E/NE:
 				 * compare (lhs & imm) with 0 (opt_test_mask) */
+#define JF_CMP32	0x10	/* JIT_CMP/JIT_CMP_JCC, src IMM: compare the
+				 * low 32 bits of lhs (opt_cmp32) */
 
 struct jit_insn {
 	u8 op;		/* enum ax_opcode or enum jit_op */
@@ -107,6 +109,8 @@ int opt_operands(struct jit_ir *ir);
 int opt_cmp_branch(struct jit_ir *ir);
 int opt_jump_thread(struct jit_ir *ir);
 int opt_test_mask(struct jit_ir *ir);
+int opt_low32(struct jit_ir *ir);
+int opt_cmp32(struct jit_ir *ir);
 void jit_optimize(struct jit_ir *ir);
 
 /* Direct loads, after the passes (jit/bind.c). */

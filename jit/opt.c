@@ -26,9 +26,15 @@
  *                   compare; if_goto         -> cmp + jcc
  *   opt_jump_thread jcc L1; goto L2; L1:     -> jncc L2 (L2 forward)
  *
- * jit_optimize() runs them to a fixed point, then this once:
+ * jit_optimize() runs them to a fixed point, then these once:
  *
  *   opt_test_mask   and imm; compare ==/!= 0 -> test lhs, imm
+ *   opt_low32       ext 32 of an operand of add/sub/mul/and/or/xor/not/
+ *                   lsh imm whose own result is ext 32 -> gone (the low
+ *                   32 bits of those depend on their operands' only)
+ *   opt_cmp32       ext 32; compare imm32    -> compare the low 32 bits
+ *                   (JF_CMP32: sign extension from 32 bits keeps the
+ *                   signed and the unsigned order, and equality)
  *
  * Every pass is a pure rewrite of the IR: none asks the host anything or
  * takes a reference.  Binding constant addresses to direct loads, which
@@ -628,6 +634,101 @@ int opt_test_mask(struct jit_ir *ir)
 	return n;
 }
 
+/* An op whose result's low 32 bits depend only on its operands' low 32. */
+static bool low32_op(const struct jit_insn *in)
+{
+	switch (in->op) {
+	case AX_ADD: case AX_SUB: case AX_MUL:
+	case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR: case AX_BIT_NOT:
+		return true;
+	case AX_LSH:
+		return in->src == JSRC_IMM;
+	}
+	return false;
+}
+
+static bool is_ext32(const struct jit_ir *ir, int i)
+{
+	return i >= 0 && ir->insn[i].op == AX_EXT && ir->insn[i].imm == 32;
+}
+
+/* The lowest stack slot @in reads (its depth if it reads none). */
+static u32 lowest_read(const struct jit_insn *in)
+{
+	if (in->op == AX_REG || in->op == AX_CONST64)
+		return in->depth;
+	if (jit_is_binop(in->op) && in->src == JSRC_STACK)
+		return in->depth - 2;
+	return in->depth - 1;
+}
+
+/*
+ * The insn after @i, in its block, that reads slot @s: only past insns
+ * that push, extend or compute above it (none of which reads, moves or
+ * copies @s), and only when it is a low32_op(); else -1.
+ */
+static int low32_consumer(const struct jit_ir *ir, int i, u32 s)
+{
+	for (i = jit_next(ir, i); i >= 0; i = jit_next(ir, i)) {
+		const struct jit_insn *in = &ir->insn[i];
+
+		if (in->op != AX_REG && in->op != AX_CONST64 &&
+		    in->op != AX_EXT && in->op != AX_ZERO_EXT && !low32_op(in))
+			return -1;
+		if (in->op == AX_REG && in->imm == (u32)-1)
+			return -1;	/* an error: must see the value as is */
+		if (in->depth == 0 || lowest_read(in) > s)
+			continue;
+		return low32_op(in) ? i : -1;
+	}
+	return -1;
+}
+
+/*
+ * Each ext 32 goes when its one consumer is a low32_op() whose result is
+ * ext 32 right after: that ext makes the result depend on its low 32
+ * bits only, and those on the operand's low 32 bits only.  A chain of
+ * them keeps only its last ext.
+ */
+int opt_low32(struct jit_ir *ir)
+{
+	int i, c, e, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		if (!is_ext32(ir, i) || !ir->insn[i].depth)
+			continue;
+		c = low32_consumer(ir, i, ir->insn[i].depth - 1);
+		e = c < 0 ? -1 : jit_next(ir, c);
+		if (!is_ext32(ir, e) ||
+		    ir->insn[e].depth != lowest_read(&ir->insn[c]) + 1)
+			continue;
+		kill(&ir->insn[i]);
+		n++;
+	}
+	return n;
+}
+
+int opt_cmp32(struct jit_ir *ir)
+{
+	int i, p, n = 0;
+
+	for (i = 0; i < (int)ir->n; i++) {
+		struct jit_insn *in = &ir->insn[i];
+
+		if ((in->op != JIT_CMP && in->op != JIT_CMP_JCC) ||
+		    in->src != JSRC_IMM || (in->flags & JF_TEST) ||
+		    (s64)in->imm != (s32)in->imm)
+			continue;
+		p = jit_prev(ir, i);
+		if (!is_ext32(ir, p) || ir->insn[p].depth != in->depth)
+			continue;
+		kill(&ir->insn[p]);
+		in->flags |= JF_CMP32;
+		n++;
+	}
+	return n;
+}
+
 /**
  * jit_optimize - run every pass until none rewrites anything
  * @ir: the IR, rewritten in place
@@ -653,4 +754,6 @@ void jit_optimize(struct jit_ir *ir)
 			break;
 	}
 	opt_test_mask(ir);
+	opt_low32(ir);
+	opt_cmp32(ir);
 }

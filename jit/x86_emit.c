@@ -336,16 +336,27 @@ void emit_shift_cl(u8 **pprog, int sh, int dst)
 }
 
 /* shl/shr/sar dst, imm8 */
-void emit_shift_imm(u8 **pprog, int sh, int dst, u8 count)
+static void emit_shift(u8 **pprog, bool w, int sh, int dst, u8 count)
 {
 	u8 *prog = *pprog;
 
-	emit_rex(&prog, true, 0, dst, false);
+	emit_rex(&prog, w, 0, dst, false);
 	if (count == 1)
 		EMIT2(0xd1, modrm(3, sh, dst));
 	else
 		EMIT3(0xc1, modrm(3, sh, dst), count);
 	*pprog = prog;
+}
+
+void emit_shift_imm(u8 **pprog, int sh, int dst, u8 count)
+{
+	emit_shift(pprog, true, sh, dst, count);
+}
+
+/* The same on 32 bits (shr eax, 31): the result zero-extends to 64. */
+void emit_shift_imm32(u8 **pprog, int sh, int dst, u8 count)
+{
+	emit_shift(pprog, false, sh, dst, count);
 }
 
 /* neg dst */
@@ -388,13 +399,24 @@ void emit_cqo(u8 **pprog)
 }
 
 /* test a, b */
-void emit_test_rr(u8 **pprog, int a, int b)
+static void emit_test(u8 **pprog, bool w, int a, int b)
 {
 	u8 *prog = *pprog;
 
-	emit_rex(&prog, true, b, a, false);
+	emit_rex(&prog, w, b, a, false);
 	EMIT2(0x85, modrm(3, b, a));
 	*pprog = prog;
+}
+
+void emit_test_rr(u8 **pprog, int a, int b)
+{
+	emit_test(pprog, true, a, b);
+}
+
+/* test a32, b32: the flags of the low halves */
+void emit_test_rr32(u8 **pprog, int a, int b)
+{
+	emit_test(pprog, false, a, b);
 }
 
 /* test a, imm (sign-extended imm32): the flags of a & imm, a unchanged */

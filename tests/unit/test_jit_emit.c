@@ -192,12 +192,17 @@ static void test_shift(void **state)
 	CHECK(emit_shift_imm(&prog, X86_SHL, X86_RAX, 1), "shl rax, 1");
 	CHECK(emit_shift_imm(&prog, X86_SAR, X86_R10, 63), "sar r10, 0x3f");
 	CHECK(emit_shift_imm(&prog, X86_SHR, X86_RDX, 7), "shr rdx, 7");
+	CHECK(emit_shift_imm32(&prog, X86_SHR, X86_RAX, 31), "shr eax, 0x1f");
+	CHECK(emit_shift_imm32(&prog, X86_SHR, X86_R11, 31), "shr r11d, 0x1f");
 }
 
 static void test_flags(void **state)
 {
 	CHECK(emit_test_rr(&prog, X86_RAX, X86_RAX), "test rax, rax");
 	CHECK(emit_test_rr(&prog, X86_R11, X86_R11), "test r11, r11");
+	CHECK(emit_test_rr32(&prog, X86_RAX, X86_RAX), "test eax, eax");
+	CHECK(emit_test_rr32(&prog, X86_R10, X86_R10), "test r10d, r10d");
+	CHECK(emit_test_rr32(&prog, X86_RSI, X86_RSI), "test esi, esi");
 	CHECK(emit_test_ri(&prog, X86_RAX, 1), "test rax, 1");
 	CHECK(emit_test_ri(&prog, X86_RSI, 0xff), "test rsi, 0xff");
 	CHECK(emit_test_ri(&prog, X86_R10, -16), "test r10, -0x10");

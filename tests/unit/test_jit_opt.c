@@ -369,9 +369,45 @@ static void test_shape_table3(void **state)
 	/* two pt_regs loads, sign-extending: the ext 32s are folded in */
 	assert_int_equal(count_prefix(text, "movsxd rax, dword ptr [r11 + 0x70]"), 1);
 	assert_int_equal(count_prefix(text, "movsxd rsi, dword ptr [r11 + 0x68]"), 1);
+	/* the ext 32s after the products and the sum are gone (opt_low32,
+	 * opt_cmp32): the compare tests the low 32 bits */
+	assert_int_equal(count_prefix(text, "movsxd"), 2);
 	/* swap + less_signed became one test + setg into rax */
-	assert_non_null(strstr(text, "test rax, rax\nsetg al\nmovzx eax, al\nret\n"));
+	assert_non_null(strstr(text, "test eax, eax\nsetg al\nmovzx eax, al\nret\n"));
 	assert_int_equal(count_prefix(text, "xchg"), 0);
+}
+
+/*
+ * opt_low32 keeps an ext 32 whose consumer reads more than the low 32
+ * bits (a right shift, a compare, a division) or whose consumer's result
+ * is not extended again; opt_cmp32 only takes an immediate compare.
+ */
+static void test_low32_kept(void **state)
+{
+	static const struct {
+		const char *src;
+		int movsx;	/* movsxd/sign-extensions left */
+	} cases[] = {
+		/* the product's ext 32 goes, the last feeds a 32-bit compare */
+		{ "reg 5 ext 32 reg 4 ext 32 mul ext 32 const8 0 less_signed end", 2 },
+		/* a right shift reads the high half: its operand's ext stays */
+		{ "reg 5 reg 4 add ext 32 const8 3 rsh_signed ext 32 end", 1 },
+		/* not extended again: the operand's ext stays */
+		{ "reg 5 reg 4 add ext 32 const8 3 add end", 1 },
+		/* a compare of two values: both ext 32 stay */
+		{ "reg 5 reg 4 add ext 32 reg 3 ext 32 less_signed end", 2 },
+		/* dup copies the value: its ext stays */
+		{ "reg 5 reg 4 add ext 32 dup mul ext 32 end", 2 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		compile(cases[k].src);
+		if (count_prefix(text, "movsxd") != cases[k].movsx)
+			fail_msg("'%s': %d movsxd, not %d:\n%s", cases[k].src,
+				 count_prefix(text, "movsxd"), cases[k].movsx,
+				 text);
+	}
 }
 
 static void test_shape_const_folded(void **state)
@@ -612,6 +648,7 @@ int main(void)
 		T(test_cmp_branch),
 		T(test_cmp_lognot),
 		T(test_shape_table3),
+		T(test_low32_kept),
 		T(test_shape_const_folded),
 		T(test_shape_reg_direct),
 		T(test_shape_pt_regs_operand),
