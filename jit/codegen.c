@@ -81,9 +81,7 @@ struct jit_ctx {
 	const struct jit_ir *ir;
 	const u8 *slot_reg;	/* jit_slot_reg or jit_probe_slot_reg */
 	int nslot_regs;
-	void *probe_hit;	/* a probe: where a true condition jumps */
-	void *probe_ctx;	/* and what it puts in r11 first, if not NULL */
-	bool probe_count;	/* count the call that entered it */
+	const struct jit_probe_target *probe;	/* a probe's exit, or NULL */
 	bool framed;
 	bool uses_regs;
 	int env;		/* register holding env */
@@ -128,7 +126,7 @@ static int get_slot(const struct jit_ctx *ctx, u8 **pprog, int s, int tmp)
 	return tmp;
 }
 
-/* Where to compute a new value of slot @s before put_slot(ctx, ). */
+/* Where to compute a new value of slot @s before put_slot(). */
 static int dst_slot(const struct jit_ctx *ctx, int s, int tmp)
 {
 	return slot_in_reg(ctx, s) ? ctx->slot_reg[s] : tmp;
@@ -172,7 +170,7 @@ static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc)
 {
 	struct jit_stub *st;
 
-	if (ctx->nstubs >= ctx->max_stubs || ctx->probe_hit) {
+	if (ctx->nstubs >= ctx->max_stubs || ctx->probe) {
 		ctx->err = -EFAULT;
 		return 0;
 	}
@@ -275,9 +273,9 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 		*prog++ = 0x1e;
 		*prog++ = 0xfa;
 	}
-	if (ctx->probe_hit) {
+	if (ctx->probe) {
 		/* no env, no frame; no charge: probe_ok() said it cannot fail */
-		if (ctx->probe_count && ctx->call_depth)
+		if (ctx->probe->count_call && ctx->call_depth)
 			emit_call_depth(&prog, ctx->call_depth_var);
 		*pprog = prog;
 		return;
@@ -364,9 +362,9 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 		}
 		break;
 	default:	/* JSRC_REGS */
-		if (ctx->probe_hit && alu < 0)
+		if (ctx->probe && alu < 0)
 			emit_imul_rr(&prog, l, probe_reg(in->imm));
-		else if (ctx->probe_hit)
+		else if (ctx->probe)
 			emit_alu_rr(&prog, alu, l, probe_reg(in->imm));
 		else if (alu < 0)
 			emit_imul_rm(&prog, l, ctx->regs, in->imm);
@@ -455,8 +453,9 @@ static void emit_shift(struct jit_ctx *ctx, u8 **pprog,
  * then sar k for the quotient; the remainder is x minus the biased
  * value rounded down to a multiple of 2^k.
  */
-static void emit_divrem_pow2(struct jit_ctx *ctx, u8 **pprog, const struct jit_insn *in,
-			     bool sgn, bool rem, int s)
+static void emit_divrem_pow2(struct jit_ctx *ctx, u8 **pprog,
+			     const struct jit_insn *in, bool sgn, bool rem,
+			     int s)
 {
 	u8 k = ilog2_u64(in->imm);
 	int l = get_slot(ctx, pprog, s, X86_RDX);
@@ -636,7 +635,7 @@ static void emit_reg(struct jit_ctx *ctx, u8 **pprog,
 		emit_error_if(ctx, pprog, -1, AX_ERR_REG, in);
 		return;
 	}
-	if (ctx->probe_hit)
+	if (ctx->probe)
 		emit_probe_reg(pprog, in, r);
 	else if (in->flags & (JF_SX | JF_ZX))
 		emit_load(pprog, in->ext / 8, in->flags & JF_SX, r,
@@ -872,8 +871,8 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
  * A probe's end: a true condition jumps to the hit with every register the
  * probe got but its slots as it got them (a tail call: the hit returns to
  * the probe's caller), r11 = its context if it has one; a false one
- * returns.  @cc is the jump's condition
- * on the flags just set, or -1 for an empty stack (false: return).
+ * returns.  @cc is the jump's condition on the flags just set, or -1 for
+ * an empty stack (false: return).
  */
 static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
 {
@@ -882,10 +881,10 @@ static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
 	if (cc >= 0) {
 		emit_jcc8(&prog, cc ^ 1, 0);
 		fix = prog - 1;
-		if (ctx->probe_ctx)
+		if (ctx->probe->ctx)
 			emit_mov_imm(&prog, X86_R11,
-				     (u64)(unsigned long)ctx->probe_ctx);
-		emit_call_fn(ctx, &prog, ctx->probe_hit, true, X86_RAX);
+				     (u64)(unsigned long)ctx->probe->ctx);
+		emit_call_fn(ctx, &prog, ctx->probe->hit, true, X86_RAX);
 		patch_rel8(fix, prog);
 	}
 	emit_epilogue(ctx, &prog);
@@ -897,7 +896,7 @@ static void emit_end(struct jit_ctx *ctx, u8 **pprog,
 {
 	int r;
 
-	if (ctx->probe_hit) {
+	if (ctx->probe) {
 		if (in->depth) {
 			r = ctx->slot_reg[in->depth - 1];
 			emit_test_rr(pprog, r, r);
@@ -959,7 +958,8 @@ static void emit_direct_load(struct jit_ctx *ctx, u8 **pprog,
 		put_slot(ctx, pprog, in->depth, r);
 }
 
-static void emit_const(struct jit_ctx *ctx, u8 **pprog, const struct jit_insn *in)
+static void emit_const(struct jit_ctx *ctx, u8 **pprog,
+		       const struct jit_insn *in)
 {
 	int l = dst_slot(ctx, in->depth, X86_RCX);
 
@@ -1034,7 +1034,7 @@ static void emit_compare_load(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	const struct jit_insn *in = &ctx->ir->insn[i];
 	const struct jit_insn *pv = &ctx->ir->insn[jit_prev(ctx->ir, i)];
 
-	if (ctx->probe_hit)
+	if (ctx->probe)
 		emit_alu_ri32(pprog, X86_CMP, probe_reg(pv->imm),
 			      (s32)in->imm);
 	else
@@ -1044,14 +1044,14 @@ static void emit_compare_load(struct jit_ctx *ctx, u8 **pprog, u32 i)
 
 /*
  * A probe's compare whose value is the condition ('compare; end'): jump
- * to the hit on the compare's own flags, no setcc.  The 'end' is still
- * emitted, for jumps that land on it.
+ * to the hit on the compare's own flags, no setcc.  The 'end' is emitted
+ * only when a jump lands on it.
  */
 static bool probe_cmp_ends(const struct jit_ctx *ctx, u32 i)
 {
 	u32 e = live_from(ctx->ir, i + 1);
 
-	return ctx->probe_hit && ctx->ir->insn[i].op == JIT_CMP &&
+	return ctx->probe && ctx->ir->insn[i].op == JIT_CMP &&
 	       e < ctx->ir->n && ctx->ir->insn[e].op == AX_END;
 }
 
@@ -1147,9 +1147,8 @@ static int do_insn(struct jit_ctx *ctx, u8 **pprog, u32 i)
 			emit_back_jump(ctx, pprog, in, i);
 		break;
 	case AX_END:
-		l = jit_prev(ctx->ir, i);
-		if (!(in->flags & JF_TARGET) && l >= 0 &&
-		    probe_cmp_ends(ctx, l))
+		l = jit_prev(ctx->ir, i);	/* -1 when a jump lands here */
+		if (l >= 0 && probe_cmp_ends(ctx, l))
 			break;	/* only the compare before it reaches it */
 		emit_end(ctx, pprog, in);
 		break;
@@ -1321,7 +1320,7 @@ static bool probe_ok(const struct jit_ir *ir)
 static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
 {
 	ctx->ir = ir;
-	if (ctx->probe_hit) {
+	if (ctx->probe) {
 		ctx->slot_reg = jit_probe_slot_reg;
 		ctx->nslot_regs = JIT_PROBE_SLOT_REGS;
 		return;	/* no frame, no env, registers in place */
@@ -1377,11 +1376,7 @@ int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,
 	ctx->ret_thunk = gtp_host->exec_return_thunk();
 	ctx->call_depth = gtp_host->exec_call_depth(&ctx->call_depth_var);
 	ctx->endbr = gtp_host->exec_want_endbr();
-	if (probe) {
-		ctx->probe_hit = probe->hit;
-		ctx->probe_ctx = probe->ctx;
-		ctx->probe_count = probe->count_call;
-	}
+	ctx->probe = probe;
 	setup_frame(ctx, ir);
 
 	/* pass 0: everything long, nothing written: an upper bound */

@@ -12,8 +12,8 @@
  * location).  A false condition is the call, the compare and the return;
  * a true one jumps to gtp_direct_held (ftrace_direct_entry.S), which
  * saves the registers and hands the hit to the ftrace path
- * (gtp_fdirect_hit(), ftrace_probe.c), exactly as that path's ops would
- * have after its condition held.
+ * (gtp_fdirect_hit(), ftrace_probe.c), which runs it as its ops run
+ * theirs.
  *
  * ftrace allows one direct trampoline per function: another direct user
  * there (a BPF fentry program, another module's trampoline) makes

@@ -83,8 +83,8 @@ struct ax_jit_probe;
  * itself (ax_jit_probe_compile() with gtp_static_entry_held as its hit),
  * which the tracepoint then calls: it decides @cond in the registers it
  * was passed, saving none.  The attachment owns it from here on, attached
- * or not (freed after detach, or on failure).  @cond_steps is what deciding @cond charges the
- * hit's step budget (its insns).
+ * or not (freed after detach, or on failure).  @cond_steps is what
+ * deciding @cond charges the hit's step budget (its insns).
  */
 int gtp_static_attach_cond(u64 addr,
 			   void (*hit)(void *ctx, struct pt_regs *regs),

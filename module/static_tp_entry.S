@@ -140,7 +140,7 @@ SYM_FUNC_START(gtp_static_entry_fast)
 SYM_FUNC_END(gtp_static_entry_fast)
 
 /*
- * Where a condition compiled as the probe itself (ax_jit_compile_probe())
+ * Where a condition compiled as the probe itself (ax_jit_probe_compile())
  * jumps when it holds, with every register as the tracepoint passed them
  * but rax, r10 and r11, which it computed in: the same frame as
  * gtp_static_entry_fast's, its environment set as if that entry had
