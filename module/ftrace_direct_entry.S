@@ -11,47 +11,26 @@
  * here with r11 = its struct gtp_fprobe and every other register but rax
  * and r10 as the function got them.  This builds the pt_regs ftrace's
  * SAVE_REGS caller would (sp: the function's entry sp, where its return
- * address is), calls gtp_fdirect_hit(fp, regs), puts back the registers
+ * address is), calls gtp_fdirect_hit(regs, fp), puts back the registers
  * the function may read, and returns into the function: the trampoline's
  * call is ours to return from.
  *
- * The block is written through %rsi (the C argument) rather than %rsp:
- * objtool takes callee-saved registers stored relative to %rsp for spills
- * that must be reloaded before the return (static_tp_entry.S does the
- * same).  Offsets: <asm/ptrace-abi.h>, struct pt_regs's.
+ * The block is written by pt_regs_save.h's macros, as static_tp_entry.S
+ * writes its own.
  */
 #include <linux/linkage.h>
 #include <asm/ibt.h>
-#include <asm/ptrace-abi.h>
+#include "pt_regs_save.h"
 
 #define FRAME	176	/* struct pt_regs and 8 bytes: rsp stays aligned */
 
 SYM_FUNC_START(gtp_direct_held)
 	ENDBR				/* reached through a register when far */
 	subq	$FRAME, %rsp
-	movq	%rsi, RSI(%rsp)
-	movq	%rsp, %rsi		/* &regs, also the C argument */
-	movq	%rdi, RDI(%rsi)
-	movq	%rdx, RDX(%rsi)
-	movq	%rcx, RCX(%rsi)
-	movq	%r8, R8(%rsi)
-	movq	%r9, R9(%rsi)
-	movq	%rax, RAX(%rsi)
-	movq	%r10, R10(%rsi)
-	movq	%r11, R11(%rsi)
-	movq	%rbx, RBX(%rsi)
-	movq	%rbp, RBP(%rsi)
-	movq	%r12, R12(%rsi)
-	movq	%r13, R13(%rsi)
-	movq	%r14, R14(%rsi)
-	movq	%r15, R15(%rsi)
-	movq	$0, ORIG_RAX(%rsi)
-	movq	$0, RIP(%rsi)		/* gtp_fprobe_hit() sets it */
-	leaq	FRAME+8(%rsi), %rax	/* the function's entry sp */
-	movq	%rax, RSP(%rsi)
-	pushfq
-	popq	EFLAGS(%rsi)
-	movq	%r11, %rdi
+	PT_SAVE_CALLER_SAVED		/* %rdi = &regs, the C argument */
+	PT_SAVE_REST FRAME+8		/* sp: the function's entry sp */
+	movq	$0, RIP(%rdi)		/* gtp_fprobe_hit() sets it */
+	movq	%r11, %rsi
 	call	gtp_fdirect_hit
 	movq	RDI(%rsp), %rdi
 	movq	RSI(%rsp), %rsi

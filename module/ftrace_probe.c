@@ -334,7 +334,7 @@ static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
  * The pure condition is decided again there, for the CPU budget, which
  * times one hit in 64 from its condition on; a false one never comes here.
  */
-void notrace gtp_fdirect_hit(struct gtp_fprobe *fp, struct pt_regs *regs)
+void notrace gtp_fdirect_hit(struct pt_regs *regs, struct gtp_fprobe *fp)
 {
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;

@@ -52,7 +52,7 @@ struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 				       void *fp, int *err);
 bool gtp_fdirect_detach(struct gtp_fdirect *d);
 /* ftrace_probe.c: the hit of a trampoline whose condition held */
-void gtp_fdirect_hit(struct gtp_fprobe *fp, struct pt_regs *regs);
+void gtp_fdirect_hit(struct pt_regs *regs, struct gtp_fprobe *fp);
 struct ftrace_ops;
 unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
 					unsigned long addr);

@@ -17,103 +17,27 @@
  * 184 keeps the stack 16-byte aligned at the call (8 mod 16 on entry).
  * Nothing is restored on the way out: gtp_static_hit() preserves the
  * callee-saved registers itself (C ABI) and the probe returns void, so the
- * caller assumes the others clobbered.  The block is written through %rdi
- * (the C argument) rather than %rsp: objtool treats callee-saved registers
- * stored relative to %rsp as spills that must be reloaded before the
- * return, six loads per hit for nothing.  Offsets are checked against
- * struct pt_regs by BUILD_BUG_ON in static_probe.c.
+ * caller assumes the others clobbered.  The block is written by
+ * pt_regs_save.h's macros (through %rdi, the C argument); its offsets are
+ * checked against struct pt_regs by BUILD_BUG_ON in static_probe.c.
  */
 #include <linux/linkage.h>
 #include <asm/ibt.h>
+#include "pt_regs_save.h"
 
 #define FRAME		184
-#define PT_R15		0
-#define PT_R14		8
-#define PT_R13		16
-#define PT_R12		24
-#define PT_RBP		32
-#define PT_RBX		40
-#define PT_R11		48
-#define PT_R10		56
-#define PT_R9		64
-#define PT_R8		72
-#define PT_RAX		80
-#define PT_RCX		88
-#define PT_RDX		96
-#define PT_RSI		104
-#define PT_RDI		112
-#define PT_ORIG_RAX	120
-#define PT_FLAGS	144
-#define PT_RSP		152
 
 	.text
 /* The plain entry: save every register, call gtp_static_hit(). */
 SYM_FUNC_START(gtp_static_entry)
 	ENDBR					/* called through a pointer */
 	subq	$FRAME, %rsp
-	movq	%rdi, PT_RDI(%rsp)
-	movq	%rsp, %rdi			/* &sr, also the C argument */
-	movq	%rsi, PT_RSI(%rdi)
-	movq	%rdx, PT_RDX(%rdi)
-	movq	%rcx, PT_RCX(%rdi)
-	movq	%r8, PT_R8(%rdi)
-	movq	%r9, PT_R9(%rdi)
-	movq	%rax, PT_RAX(%rdi)
-	movq	%r10, PT_R10(%rdi)
-	movq	%r11, PT_R11(%rdi)
-	movq	%rbx, PT_RBX(%rdi)
-	movq	%rbp, PT_RBP(%rdi)
-	movq	%r12, PT_R12(%rdi)
-	movq	%r13, PT_R13(%rdi)
-	movq	%r14, PT_R14(%rdi)
-	movq	%r15, PT_R15(%rdi)
-	movq	$-1, PT_ORIG_RAX(%rdi)		/* not a syscall */
-	leaq	FRAME(%rdi), %rax		/* sp as the probe got it */
-	movq	%rax, PT_RSP(%rdi)
-	pushfq
-	popq	PT_FLAGS(%rdi)
+	PT_SAVE_CALLER_SAVED			/* %rdi = &sr, the C argument */
+	PT_SAVE_REST FRAME			/* sp as the probe got it */
 	call	gtp_static_hit
 	addq	$FRAME, %rsp
 	RET
 SYM_FUNC_END(gtp_static_entry)
-
-/*
- * The caller-saved registers (the arguments and rax, r10, r11) into the
- * block at %rsp; %rdi = the block, also the C argument.
- */
-.macro SAVE_CALLER_SAVED
-	movq	%rdi, PT_RDI(%rsp)
-	movq	%rsp, %rdi
-	movq	%rsi, PT_RSI(%rdi)
-	movq	%rdx, PT_RDX(%rdi)
-	movq	%rcx, PT_RCX(%rdi)
-	movq	%r8, PT_R8(%rdi)
-	movq	%r9, PT_R9(%rdi)
-	movq	%rax, PT_RAX(%rdi)
-	movq	%r10, PT_R10(%rdi)
-	movq	%r11, PT_R11(%rdi)
-.endm
-
-/*
- * The rest of the block, then the hit.  The callee-saved registers are
- * still the caller's after a C call (C ABI), so the block is the same as
- * gtp_static_entry's.
- */
-.macro SAVE_REST_AND_HIT frame
-	movq	%rsp, %rdi
-	movq	%rbx, PT_RBX(%rdi)
-	movq	%rbp, PT_RBP(%rdi)
-	movq	%r12, PT_R12(%rdi)
-	movq	%r13, PT_R13(%rdi)
-	movq	%r14, PT_R14(%rdi)
-	movq	%r15, PT_R15(%rdi)
-	movq	$-1, PT_ORIG_RAX(%rdi)
-	leaq	\frame(%rdi), %rax
-	movq	%rax, PT_RSP(%rdi)
-	pushfq
-	popq	PT_FLAGS(%rdi)
-	call	gtp_static_hit
-.endm
 
 /*
  * The condition first: for a condition that reads only caller-saved
@@ -130,11 +54,13 @@ SYM_FUNC_END(gtp_static_entry)
 SYM_FUNC_START(gtp_static_entry_fast)
 	ENDBR
 	subq	$FRAME_FAST, %rsp
-	SAVE_CALLER_SAVED
+	PT_SAVE_CALLER_SAVED
 	call	gtp_static_cond_false
 	testb	%al, %al
 	jnz	1f
-	SAVE_REST_AND_HIT FRAME_FAST
+	movq	%rsp, %rdi
+	PT_SAVE_REST FRAME_FAST
+	call	gtp_static_hit
 1:	addq	$FRAME_FAST, %rsp
 	RET
 SYM_FUNC_END(gtp_static_entry_fast)
@@ -151,9 +77,11 @@ SYM_FUNC_END(gtp_static_entry_fast)
 SYM_FUNC_START(gtp_static_entry_held)
 	ENDBR
 	subq	$FRAME_FAST, %rsp
-	SAVE_CALLER_SAVED
+	PT_SAVE_CALLER_SAVED
 	call	gtp_static_held_env
-	SAVE_REST_AND_HIT FRAME_FAST
+	movq	%rsp, %rdi
+	PT_SAVE_REST FRAME_FAST
+	call	gtp_static_hit
 	addq	$FRAME_FAST, %rsp
 	RET
 SYM_FUNC_END(gtp_static_entry_held)
