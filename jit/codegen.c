@@ -166,6 +166,22 @@ static int probe_reg(u32 off)
 	return -1;
 }
 
+/*
+ * Does this probe read registers from where its caller left them?  A
+ * pt_regs probe (a kprobe's handler) reads them from the block it was
+ * handed instead, as an image reads env->regs.
+ */
+static bool regs_in_place(const struct jit_ctx *ctx)
+{
+	return ctx->probe && !ctx->probe->pt_regs;
+}
+
+/* May a probe read the register at pt_regs offset @off? */
+static bool probe_reads(bool pt_regs, u32 off)
+{
+	return pt_regs ? off != (u32)-1 : probe_reg(off) >= 0;
+}
+
 static int add_stub(struct jit_ctx *ctx, u8 kind, u8 code, u32 pc)
 {
 	struct jit_stub *st;
@@ -362,9 +378,9 @@ static void emit_alu_src(struct jit_ctx *ctx, u8 **pprog,
 		}
 		break;
 	default:	/* JSRC_REGS */
-		if (ctx->probe && alu < 0)
+		if (regs_in_place(ctx) && alu < 0)
 			emit_imul_rr(&prog, l, probe_reg(in->imm));
-		else if (ctx->probe)
+		else if (regs_in_place(ctx))
 			emit_alu_rr(&prog, alu, l, probe_reg(in->imm));
 		else if (alu < 0)
 			emit_imul_rm(&prog, l, ctx->regs, in->imm);
@@ -635,7 +651,7 @@ static void emit_reg(struct jit_ctx *ctx, u8 **pprog,
 		emit_error_if(ctx, pprog, -1, AX_ERR_REG, in);
 		return;
 	}
-	if (ctx->probe)
+	if (regs_in_place(ctx))
 		emit_probe_reg(pprog, in, r);
 	else if (in->flags & (JF_SX | JF_ZX))
 		emit_load(pprog, in->ext / 8, in->flags & JF_SX, r,
@@ -887,6 +903,8 @@ static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
 		emit_call_fn(ctx, &prog, ctx->probe->hit, true, X86_RAX);
 		patch_rel8(fix, prog);
 	}
+	if (ctx->probe->pt_regs)
+		emit_mov_imm(&prog, X86_RAX, 0);	/* a handler returns 0 */
 	emit_epilogue(ctx, &prog);
 	*pprog = prog;
 }
@@ -1034,7 +1052,7 @@ static void emit_compare_load(struct jit_ctx *ctx, u8 **pprog, u32 i)
 	const struct jit_insn *in = &ctx->ir->insn[i];
 	const struct jit_insn *pv = &ctx->ir->insn[jit_prev(ctx->ir, i)];
 
-	if (ctx->probe)
+	if (regs_in_place(ctx))
 		emit_alu_ri32(pprog, X86_CMP, probe_reg(pv->imm),
 			      (s32)in->imm);
 	else
@@ -1275,13 +1293,13 @@ static bool uses_regs(const struct jit_ir *ir)
 
 /*
  * What a probe compiles: straight-line or forward-branching code over
- * registers it can read (probe_reg()) and constants, in its three slot
+ * registers it can read (probe_reads()) and constants, in its three slot
  * registers, that can fail in nothing (no hook, no memory, no division,
  * no loop, so no charge either: AX_STEP_BUDGET steps cover every insn
  * once), and that needs no scratch register (rcx and rdx are arguments):
  * no shift by a variable count, no rot.
  */
-static bool probe_ok(const struct jit_ir *ir)
+static bool probe_ok(const struct jit_ir *ir, bool pt_regs)
 {
 	u32 i;
 
@@ -1297,7 +1315,7 @@ static bool probe_ok(const struct jit_ir *ir)
 		case AX_EXT: case AX_ZERO_EXT: case AX_GOTO:
 			break;
 		case AX_REG:
-			if (probe_reg(in->imm) < 0)
+			if (!probe_reads(pt_regs, in->imm))
 				return false;
 			break;
 		case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
@@ -1307,7 +1325,8 @@ static bool probe_ok(const struct jit_ir *ir)
 		case AX_ADD: case AX_SUB: case AX_MUL:
 		case AX_BIT_AND: case AX_BIT_OR: case AX_BIT_XOR:
 		case JIT_CMP: case JIT_CMP_JCC:
-			if (in->src == JSRC_REGS && probe_reg(in->imm) < 0)
+			if (in->src == JSRC_REGS &&
+			    !probe_reads(pt_regs, in->imm))
 				return false;
 			break;
 		default:
@@ -1323,6 +1342,7 @@ static void setup_frame(struct jit_ctx *ctx, const struct jit_ir *ir)
 	if (ctx->probe) {
 		ctx->slot_reg = jit_probe_slot_reg;
 		ctx->nslot_regs = JIT_PROBE_SLOT_REGS;
+		ctx->regs = X86_RSI;	/* a pt_regs probe's regs argument */
 		return;	/* no frame, no env, registers in place */
 	}
 	ctx->slot_reg = jit_slot_reg;
@@ -1361,7 +1381,7 @@ int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,
 	u32 *arrays;
 
 	memset(out, 0, sizeof(*out));
-	if (probe && !probe_ok(ir)) {
+	if (probe && !probe_ok(ir, probe->pt_regs)) {
 		scnprintf(log, logsz, "jit: not a condition a probe can decide alone");
 		return -EINVAL;
 	}

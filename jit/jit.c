@@ -114,10 +114,14 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
  * @hit: where the probe jumps when the condition holds
  * @ctx: if not NULL, in r11 at that jump (the hit's context, for probes
  *       whose caller passes none)
- * @count_call: the probe is called by a patched call the kernel's call
- *       thunks do not count (an ftrace direct call): where the kernel
- *       tracks call depth, its entry counts it, as the kernel's own ftrace
- *       trampolines and BPF's do
+ * @flags: AX_JIT_PROBE_COUNT_CALL: the probe is called by a patched call
+ *       the kernel's call thunks do not count (an ftrace direct call):
+ *       where the kernel tracks call depth, its entry counts it, as the
+ *       kernel's own ftrace trampolines and BPF's do.
+ *       AX_JIT_PROBE_PT_REGS: the probe is a handler(p, regs) returning 0
+ *       (a kprobe's pre-handler): it reads registers from the struct
+ *       pt_regs its second argument points to, any of them, and jumps to
+ *       @hit with both arguments as it got them
  * @out: on success the probe's entry and size, freed by ax_jit_probe_free()
  *       once nothing can call it any more; its owner is the attachment
  * @log: a one-line reason on failure
@@ -130,16 +134,19 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
  * jumps to @hit with every argument and callee-saved register as it got
  * them when it is true.  Only conditions that can fail in nothing and read
  * nothing but those registers compile (codegen.c's probe_ok()); -EINVAL
- * for any other.
+ * for any other.  A pt_regs probe reads them from memory it was handed,
+ * which is no different: the caller saved them there.
  *
  * Return: 0 or -errno, as ax_jit_compile().
  */
 int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
-			 bool count_call, struct ax_jit_probe *out, char *log,
-			 size_t logsz)
+			 unsigned int flags, struct ax_jit_probe *out,
+			 char *log, size_t logsz)
 {
 	struct jit_probe_target tgt = {
-		.hit = hit, .ctx = ctx, .count_call = count_call,
+		.hit = hit, .ctx = ctx,
+		.count_call = flags & AX_JIT_PROBE_COUNT_CALL,
+		.pt_regs = flags & AX_JIT_PROBE_PT_REGS,
 	};
 	struct jit_ir ir;
 	struct jit_image img;

@@ -27,9 +27,13 @@ struct ax_jit_probe {
 	u32 size;
 };
 
+/* How a probe is called (ax_jit_probe_compile()'s @flags). */
+#define AX_JIT_PROBE_COUNT_CALL	0x1	/* by a call the kernel does not count */
+#define AX_JIT_PROBE_PT_REGS	0x2	/* as handler(p, struct pt_regs *) */
+
 int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
-			 bool count_call, struct ax_jit_probe *out, char *log,
-			 size_t logsz);
+			 unsigned int flags, struct ax_jit_probe *out,
+			 char *log, size_t logsz);
 void ax_jit_probe_free(struct ax_jit_probe *probe);
 void ax_jit_free(struct ax_prog *prog);
 bool ax_jit_holds(const struct ax_prog *prog, const void *pin);

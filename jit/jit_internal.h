@@ -134,6 +134,7 @@ struct jit_probe_target {
 	void *hit;	/* jumped to */
 	void *ctx;	/* if not NULL, in r11 at that jump */
 	bool count_call;	/* count the call that entered (call depth) */
+	bool pt_regs;	/* registers are read from the pt_regs at rsi */
 };
 
 int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,

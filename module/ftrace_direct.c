@@ -71,7 +71,8 @@ struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		goto out;
-	ret = ax_jit_probe_compile(cond, gtp_direct_held, fp, true, &d->probe,
+	ret = ax_jit_probe_compile(cond, gtp_direct_held, fp,
+				   AX_JIT_PROBE_COUNT_CALL, &d->probe,
 				   log, sizeof(log));
 	if (ret)
 		goto err_free;

@@ -44,6 +44,7 @@
 #include <linux/uaccess.h>
 
 #include "gtp_glue.h"
+#include "jit.h"
 #include "collect.h"
 #include "trace.h"
 #include "static_tp.h"
@@ -52,6 +53,7 @@
 struct gtp_kprobe {
 	struct kretprobe krp;	/* krp.kp alone for an entry probe */
 	struct gtp_tp *tp;
+	struct ax_jit_probe jit;	/* the pre-handler itself, or none */
 	struct gtp_fprobe *fp;	/* carried by ftrace instead (no kprobe) */
 	struct module *mod;	/* pinned: the probed code's (mod_pin.c) */
 };
@@ -319,6 +321,8 @@ static void gtp_kprobes_unregister(void)
 			gk->tp->missed = rp->kp.nmissed +
 					 (gk->tp->at_return ? rp->nmissed : 0);
 		}
+		/* no handler runs any more: its code may go */
+		ax_jit_probe_free(&gk->jit);
 		/* detached: the probed code may go */
 		gtp_module_put(gk->mod);
 		gk->mod = NULL;
@@ -342,17 +346,50 @@ static int check_returns(struct gtp_conn *gc)
 	return 0;
 }
 
+/*
+ * A pure condition the JIT decides on the registers alone is the
+ * pre-handler itself (ax_jit_probe_compile(), AX_JIT_PROBE_PT_REGS): the
+ * kprobe calls the compiled condition, which returns 0 when it is false,
+ * with no environment set up and no second indirect call into a separate
+ * image; a true one jumps to gtp_kprobe_pre(), which runs the hit as
+ * before (the condition again, then the CPU budget's share and the
+ * actions).  kprobe_jit=0 turns it off.
+ */
+static bool kprobe_jit = true;
+module_param(kprobe_jit, bool, 0644);
+MODULE_PARM_DESC(kprobe_jit, "a pure condition on the registers alone is the kprobe's pre-handler itself, JIT-compiled (attached: kprobe-jit)");
+
+static void jit_handler(struct gtp_kprobe *gk)
+{
+	struct gtp_tp *tp = gk->tp;
+	char log[96];
+
+	if (!READ_ONCE(kprobe_jit) || !tp->cond || !tp->cond_pure ||
+	    !tp->cond->jit)
+		return;
+	ax_jit_probe_compile(tp->cond, gtp_kprobe_pre, NULL,
+			     AX_JIT_PROBE_PT_REGS, &gk->jit, log,
+			     sizeof(log));
+}
+
 static int register_one(struct gtp_kprobe *gk, struct gtp_tp *tp)
 {
 	struct kretprobe *rp = &gk->krp;
+	int ret;
 
 	gk->tp = tp;
 	rp->kp.addr = (kprobe_opcode_t *)(unsigned long)tp->addr;
 	if (!tp->enabled)
 		rp->kp.flags = KPROBE_FLAG_DISABLED;
 	if (!tp->at_return) {
-		rp->kp.pre_handler = gtp_kprobe_pre;
-		return register_kprobe(&rp->kp);
+		jit_handler(gk);
+		rp->kp.pre_handler = gk->jit.entry ?
+				     (kprobe_pre_handler_t)gk->jit.entry :
+				     gtp_kprobe_pre;
+		ret = register_kprobe(&rp->kp);
+		if (ret)
+			ax_jit_probe_free(&gk->jit);	/* never ran */
+		return ret;
 	}
 	rp->entry_handler = gtp_kret_entry;
 	rp->handler = gtp_kret_ret;
@@ -579,7 +616,8 @@ void gtp_kprobe_exit(void)
 /*
  * /sys/module/gtptrace/parameters/attached: how each location of the armed
  * trace is carried, one "NUM ADDR KIND" line each, KIND
- * being kprobe, kretprobe, ftrace (argument registers only), ftrace-regs
+ * being kprobe, kprobe-jit (the condition is the pre-handler),
+ * kretprobe, ftrace (argument registers only), ftrace-regs
  * (all registers), direct (the condition is the function's ftrace
  * trampoline, ftrace_direct.c), static or static-jit (the condition is
  * the probe, static_arm.c).  A parameter is one page: past that (a
@@ -608,6 +646,8 @@ static int attached_get(char *buf, const struct kernel_param *kp)
 			continue;	/* not armed */
 		else if (gk->fp)
 			kind = gtp_fprobe_kind(gk->fp);
+		else if (gk->jit.entry)
+			kind = "kprobe-jit";
 		else
 			kind = tp->at_return ? "kretprobe" : "kprobe";
 		if (more ||
@@ -629,4 +669,4 @@ static const struct kernel_param_ops attached_ops = {
 	.get = attached_get,
 };
 module_param_cb(attached, &attached_ops, NULL, 0400);
-MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kretprobe|ftrace|ftrace-regs|direct|static|static-jit");
+MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kprobe-jit|kretprobe|ftrace|ftrace-regs|direct|static|static-jit");

@@ -110,7 +110,7 @@ static struct ax_jit_probe jit_probe(const struct gtp_tp *tp)
 
 	if (READ_ONCE(static_jit) && fast_cond(tp))
 		ax_jit_probe_compile(tp->cond, gtp_static_entry_held, NULL,
-				     false, &probe, log, sizeof(log));
+				     0, &probe, log, sizeof(log));
 	return probe;
 }
 

@@ -19,8 +19,10 @@
  * error that stopped the trace.  Frames already collected stay.
  *
  * Not counted: the kernel's own attach mechanism before our handler runs
- * (a kprobe's breakpoint exception, ftrace's trampoline), and a static
- * tracepoint's condition decided inside its JIT-compiled probe entry.
+ * (a kprobe's breakpoint exception, ftrace's trampoline), and a condition
+ * found false by a probe that is the JIT-compiled condition itself (a
+ * static tracepoint's probe or entry, a direct trampoline, a kprobe's
+ * pre-handler): only its true hits come this way.
  *
  * The window state is per CPU and updated without atomics: probe
  * handlers on one CPU never nest (kprobe.c, ftrace_probe.c and the static

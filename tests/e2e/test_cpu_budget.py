@@ -94,6 +94,22 @@ def test_budget_disables_a_direct_trampoline():
     expect(out, r"^=tp1 frame 0$")
 
 @leaves_target_clean
+def test_budget_disables_a_jit_kprobe():
+    """The same on a kprobe (entry_ftrace=0) whose pre-handler is the
+    compiled condition (kprobe.c): its true hits are timed in the generic
+    handler it hands them to."""
+    param("entry_ftrace", "0")
+    try:
+        out = run(stop=False, cond=" if $rdi != 0")
+    finally:
+        param("entry_ftrace", "1")
+    expect(out, r"^1 0x[0-9a-f]+ kprobe-jit$")
+    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    assert int(m.group(1)) >= 5, m.group(0)
+    expect(out, r"^=tp2 frame \d+$")
+    expect(out, r"^=tp1 frame 0$")
+
+@leaves_target_clean
 def test_budget_stops_the_trace_when_asked():
     out = run(stop=True)
     m = expect(out, r"Trace stopped by an error \(" + TRIP % "stopped the trace"

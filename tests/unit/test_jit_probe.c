@@ -10,6 +10,10 @@
  * call_probe() loads the twelve registers a probe may read from a block
  * and calls the probe; probe_hit() stores the twelve registers it
  * received, and r11 (the probe's context), and counts.
+ *
+ * A pt_regs probe (a kprobe's pre-handler) is called from C as the kernel
+ * calls a handler, and its hit is a C handler too: it must see both
+ * arguments as the probe got them, and the probe must return 0 either way.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,7 +115,7 @@ static struct ax_jit_probe probe_of(struct ax_prog *prog)
 	struct ax_jit_probe p;
 	char log[128];
 
-	if (ax_jit_probe_compile(prog, (void *)probe_hit, PROBE_CTX, false, &p,
+	if (ax_jit_probe_compile(prog, (void *)probe_hit, PROBE_CTX, 0, &p,
 				 log, sizeof(log)))
 		fail_msg("not compiled: %s", log);
 	assert_non_null(p.entry);
@@ -250,7 +254,7 @@ static void test_refused(void **state)
 		struct ax_jit_probe p;
 		char log[128];
 
-		if (ax_jit_probe_compile(prog, (void *)probe_hit, NULL, false,
+		if (ax_jit_probe_compile(prog, (void *)probe_hit, NULL, 0,
 					 &p, log, sizeof(log)) != -EINVAL)
 			fail_msg("'%s' not refused", progs[k]);
 		assert_null(p.entry);
@@ -357,7 +361,8 @@ static void test_counted_entry(void **state)
 		csh h;
 
 		assert_int_equal(ax_jit_probe_compile(prog, (void *)probe_hit,
-						      NULL, k, &p, log,
+						      NULL, k ? AX_JIT_PROBE_COUNT_CALL : 0,
+						      &p, log,
 						      sizeof(log)), 0);
 		insn = disasm(&p, &n, &h);
 		for (i = 0; i < n; i++)
@@ -377,6 +382,162 @@ static void test_counted_entry(void **state)
 	ax_prog_free(prog);
 }
 
+/* A pt_regs probe's hit: what it got, and the handler's 0. */
+static const void *pt_hit_p;
+static const struct pt_regs *pt_hit_regs;
+static u64 pt_hits;
+
+static int pt_hit(void *p, struct pt_regs *regs)
+{
+	pt_hit_p = p;
+	pt_hit_regs = regs;
+	pt_hits++;
+	return 0;
+}
+
+static struct ax_jit_probe pt_probe_of(struct ax_prog *prog)
+{
+	struct ax_jit_probe p;
+	char log[128];
+
+	if (ax_jit_probe_compile(prog, (void *)pt_hit, NULL,
+				 AX_JIT_PROBE_PT_REGS, &p, log, sizeof(log)))
+		fail_msg("not compiled as a pt_regs probe: %s", log);
+	return p;
+}
+
+/* Every register of the block, so rax, r11, rsp and rip read too. */
+static void fill_regs(struct pt_regs *regs)
+{
+	u64 *w = (u64 *)regs;
+	size_t i;
+
+	for (i = 0; i < sizeof(*regs) / sizeof(u64); i++)
+		w[i] = pick_value();
+}
+
+static void check_pt_agrees(struct ax_prog *prog, const struct ax_jit_probe *p,
+			    const char *what, int rounds)
+{
+	int (*handler)(void *, struct pt_regs *) = (void *)p->entry;
+	int r, trues = 0;
+
+	for (r = 0; r < rounds; r++) {
+		struct pt_regs regs, copy;
+		struct ax_env env = { .regs = &regs };
+		u64 want, hits = pt_hits;
+
+		fill_regs(&regs);
+		copy = regs;
+		prog->jit = NULL;
+		want = ax_run(prog, &env);
+		assert_int_equal(env.err, 0);
+		pt_hit_p = NULL;
+		pt_hit_regs = NULL;
+		assert_int_equal(handler(PROBE_CTX, &regs), 0);
+		if ((pt_hits != hits) != (want != 0))
+			fail_msg("'%s' round %d: interp %#llx, probe %s", what,
+				 r, (unsigned long long)want,
+				 pt_hits != hits ? "hit" : "returned");
+		if (want) {
+			trues++;
+			assert_ptr_equal(pt_hit_p, PROBE_CTX);
+			assert_ptr_equal(pt_hit_regs, &regs);
+		}
+		assert_memory_equal(&regs, &copy, sizeof(regs));
+	}
+	if (!trues || trues == rounds)
+		fail_msg("'%s': %d of %d rounds true", what, trues, rounds);
+}
+
+/*
+ * A kprobe's handler: gdb's conditions, and registers a probe called with
+ * them in place cannot read (its own slots, rsp, rip, flags), which a
+ * pt_regs probe reads from the block like any other.
+ */
+static void test_pt_regs(void **state)
+{
+	static const char *const progs[] = {
+		"reg 0 reg 11 less_unsigned end",		/* rax, r11 */
+		"reg 7 const8 4 rsh_unsigned reg 16 ext 16 less_signed end",
+		"reg 10 reg 3 mul reg 5 bit_xor const8 0 less_signed end",
+		"reg 4 reg 5 reg 1 add add const8 0 less_signed end",
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(gdb_conds) / sizeof(gdb_conds[0]); k++) {
+		u8 code[AX_MAX_CODE + 16];
+		struct ax_jit_probe p;
+		struct ax_prog *prog;
+
+		prog = ax_test_verify(code, ax_test_hex(gdb_conds[k].hex, code,
+							sizeof(code)),
+				      true, gdb_conds[k].expr);
+		p = pt_probe_of(prog);
+		check_pt_agrees(prog, &p, gdb_conds[k].expr, 2000);
+		ax_jit_probe_free(&p);
+		ax_prog_free(prog);
+	}
+	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
+		struct ax_prog *prog = ax_test_prog(progs[k], true);
+		struct ax_jit_probe p = pt_probe_of(prog);
+
+		check_pt_agrees(prog, &p, progs[k], 2000);
+		ax_jit_probe_free(&p);
+		ax_prog_free(prog);
+	}
+}
+
+/*
+ * Fig. 11's condition as a kprobe handler: it reads the block at rsi and
+ * nothing else, pushes and calls nothing, and a false one returns 0.
+ */
+static void test_pt_regs_shape(void **state)
+{
+	u8 code[AX_MAX_CODE + 16];
+	const char *hex = gdb_conds[0].hex;
+	struct ax_jit_probe p;
+	struct ax_prog *prog;
+	int zeroed = 0;
+	cs_insn *insn;
+	size_t all, n, i;
+	csh h;
+
+	prog = ax_test_verify(code, ax_test_hex(hex, code, sizeof(code)), true,
+			      hex);
+	p = pt_probe_of(prog);
+	insn = disasm(&p, &all, &h);
+	n = all;
+	while (n && insn[n - 1].id == X86_INS_INT3)
+		n--;	/* the padding after the code */
+	for (i = 0; i < n; i++) {
+		const cs_x86 *x = &insn[i].detail->x86;
+		int j;
+
+		for (j = 0; j < x->op_count; j++)
+			if (x->operands[j].type == X86_OP_MEM &&
+			    x->operands[j].mem.base != X86_REG_RSI)
+				fail_msg("memory operand not in the block: %s %s",
+					 insn[i].mnemonic, insn[i].op_str);
+		assert_int_not_equal(insn[i].id, X86_INS_PUSH);
+		assert_int_not_equal(insn[i].id, X86_INS_CALL);
+		zeroed += insn[i].id == X86_INS_XOR &&
+			  x->operands[0].reg == X86_REG_EAX &&
+			  x->operands[1].reg == X86_REG_EAX;
+	}
+	/* 2 loads, shl, imul, add, test, jcc, jmp hit, xor, ret */
+	for (i = 0; n > 10 && i < n; i++)
+		print_message("%s %s\n", insn[i].mnemonic, insn[i].op_str);
+	assert_true(n <= 10);
+	assert_int_equal(zeroed, 1);
+	assert_int_equal(insn[n - 1].id, X86_INS_RET);
+	assert_true(jmp_to(&insn[n - 3], pt_hit));
+	cs_free(insn, all);
+	cs_close(&h);
+	ax_jit_probe_free(&p);
+	ax_prog_free(prog);
+}
+
 static int setup(void **state)
 {
 	user_exec_near = true;		/* rel32 jumps, as in the kernel */
@@ -391,6 +552,8 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_shape),
 		cmocka_unit_test(test_counted_entry),
+		cmocka_unit_test(test_pt_regs),
+		cmocka_unit_test(test_pt_regs_shape),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
