@@ -295,9 +295,13 @@ out:
 	live->ip = saved_ip;
 }
 
-/* One tracepoint's hit, as when it had an ops of its own. */
+/*
+ * One tracepoint's hit, as when it had an ops of its own.  @held: its own
+ * trampoline found the condition true (gtp_fdirect_hit()).
+ */
 static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
-						struct pt_regs *regs)
+						struct pt_regs *regs,
+						bool held)
 {
 	struct gtp_tp *tp = READ_ONCE(fp->tp);
 	enum gtp_precheck pre;
@@ -314,7 +318,10 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 		gtp_fprobe_hit(fp, tp, regs, GTP_PRE_UNKNOWN, true);
 		goto out;
 	}
-	pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
+	if (held)
+		pre = gtp_tp_precheck_held(tp, regs, this_cpu_ptr(&gtp_fp_env));
+	else
+		pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
 	if (pre != GTP_PRE_FALSE)
 		gtp_fprobe_hit(fp, tp, regs, pre, false);
 out:
@@ -325,20 +332,20 @@ out:
 static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
 					   struct ftrace_regs *fregs)
 {
-	gtp_fprobe_run_regs(fp, gtp_fregs_pt_regs(fregs));
+	gtp_fprobe_run_regs(fp, gtp_fregs_pt_regs(fregs), false);
 }
 
 /*
  * @fp's own trampoline (ftrace_direct.c) found its condition true: the
- * hit as an ops runs it, on the registers ftrace_direct_entry.S saved.
- * The pure condition is decided again there, for the CPU budget, which
- * times one hit in 64 from its condition on; a false one never comes here.
+ * hit as an ops runs it, on the registers ftrace_direct_entry.S saved,
+ * but for deciding the condition again (gtp_tp_precheck_held(): only the
+ * CPU budget's timed hits, one in 64, do); a false one never comes here.
  */
 void notrace gtp_fdirect_hit(struct pt_regs *regs, struct gtp_fprobe *fp)
 {
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
-	gtp_fprobe_run_regs(fp, regs);
+	gtp_fprobe_run_regs(fp, regs, true);
 }
 
 /*

@@ -106,9 +106,12 @@ static DEFINE_PER_CPU(struct ax_env, gtp_kp_env);
  */
 static unsigned long gtp_ret_hooks[2];
 
-/* Inlined: the entry probe's false-condition path is the hot one. */
+/*
+ * Inlined: the entry probe's false-condition path is the hot one.  @held:
+ * the pre-handler compiled from the condition found it true (jit_handler()).
+ */
 static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
-					   struct pt_regs *regs)
+					   struct pt_regs *regs, bool held)
 {
 	struct ax_env *env = this_cpu_ptr(&gtp_kp_env);
 	enum gtp_precheck pre;
@@ -117,7 +120,10 @@ static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
 	/* gdb's disable or the CPU budget's (core/budget.h), while running */
 	if (unlikely(!READ_ONCE(tp->enabled)))
 		return;
-	pre = gtp_tp_precheck(tp, regs, env);
+	if (held)
+		pre = gtp_tp_precheck_held(tp, regs, env);
+	else
+		pre = gtp_tp_precheck(tp, regs, env);
 	if (pre == GTP_PRE_FALSE)
 		return;
 	scratch = gtp_scratch +
@@ -130,10 +136,20 @@ static __always_inline void gtp_kprobe_run(struct gtp_tp *tp,
 
 static int gtp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	gtp_kprobe_run(container_of(kp, struct gtp_kprobe, krp.kp)->tp, regs);
+	gtp_kprobe_run(container_of(kp, struct gtp_kprobe, krp.kp)->tp, regs,
+		       false);
 	return 0;
 }
 NOKPROBE_SYMBOL(gtp_kprobe_pre);
+
+/* Where a compiled pre-handler goes when its condition holds. */
+static int gtp_kprobe_pre_held(struct kprobe *kp, struct pt_regs *regs)
+{
+	gtp_kprobe_run(container_of(kp, struct gtp_kprobe, krp.kp)->tp, regs,
+		       true);
+	return 0;
+}
+NOKPROBE_SYMBOL(gtp_kprobe_pre_held);
 
 /* Keep the entry's registers and time for the return: the instance's data. */
 static int gtp_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -159,7 +175,7 @@ static int gtp_kret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	kr->entry_ns = e->ns;
 	kr->live = regs;
 	gtp_kprobe_run(container_of(rp, struct gtp_kprobe, krp)->tp,
-		       &kr->regs);
+		       &kr->regs, false);
 	kr->live = NULL;
 	return 0;
 }
@@ -351,9 +367,9 @@ static int check_returns(struct gtp_conn *gc)
  * pre-handler itself (ax_jit_probe_compile(), AX_JIT_PROBE_PT_REGS): the
  * kprobe calls the compiled condition, which returns 0 when it is false,
  * with no environment set up and no second indirect call into a separate
- * image; a true one jumps to gtp_kprobe_pre(), which runs the hit as
- * before (the condition again, then the CPU budget's share and the
- * actions).  kprobe_jit=0 turns it off.
+ * image; a true one jumps to gtp_kprobe_pre_held(), which runs the hit as
+ * gtp_kprobe_pre() does but for deciding the condition again (the CPU
+ * budget's share, then the actions).  kprobe_jit=0 turns it off.
  */
 static bool kprobe_jit = true;
 module_param(kprobe_jit, bool, 0644);
@@ -367,7 +383,7 @@ static void jit_handler(struct gtp_kprobe *gk)
 	if (!READ_ONCE(kprobe_jit) || !tp->cond || !tp->cond_pure ||
 	    !tp->cond->jit)
 		return;
-	ax_jit_probe_compile(tp->cond, gtp_kprobe_pre, NULL,
+	ax_jit_probe_compile(tp->cond, gtp_kprobe_pre_held, NULL,
 			     AX_JIT_PROBE_PT_REGS, &gk->jit, log,
 			     sizeof(log));
 }

@@ -67,6 +67,27 @@ gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
 }
 
 /*
+ * gtp_tp_precheck() for a hit whose pure condition a JIT-compiled probe
+ * (ax_jit_probe_compile()) has just found true on the same registers: the
+ * CPU budget's share as there (a timed hit decides the condition again,
+ * its time counted from there), and no second run of it otherwise.
+ */
+static __always_inline enum gtp_precheck
+gtp_tp_precheck_held(struct gtp_tp *tp, struct pt_regs *regs,
+		     struct ax_env *env)
+{
+	u64 t0 = gtp_budget_sample();
+
+	if (unlikely(t0))
+		return gtp_tp_precheck_timed(tp, regs, env, t0);
+	env->t0 = 0;
+	/* what running it would have charged: straight code, each insn once */
+	env->steps = AX_STEP_BUDGET - tp->cond->ninsns;
+	env->faults = 0;
+	return GTP_PRE_HELD;
+}
+
+/*
  * The rest of a hit whose condition gtp_tp_precheck() saw hold: the
  * actions continue on what is left of @pre's budget.
  * @scratch must be private to this CPU (and nesting level) for the

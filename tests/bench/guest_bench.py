@@ -158,6 +158,14 @@ def gtp_rows(rows, entry_params, attach, mid):
             rows.append(streamed_row("trace gtp_test_function"))
             rows.append(gdb_row("entry_mem_jit", "gtp entry, false, reads a global (JIT)",
                                 "trace gtp_test_function", COND_MEM, None, None))
+            # staged: a true hit that collects nothing (a header-only
+            # frame) between the false path and true + collect
+            for kind, where in (("entry", "trace gtp_test_function"),
+                                ("mid", mid and "trace *%s" % mid),
+                                ("static", "gtp-strace " + EVENT)):
+                rows.append(gdb_row("%s_true_empty" % kind,
+                                    "gtp %s, true, no actions (staged)" % kind,
+                                    where, COND_TRUE, None, "%s_true_jit" % kind))
             # staged: the same conditions decided by the generic entry and
             # by the shared ftrace_ops, as before the JIT compiled them
             # into the probe and the function's trampoline themselves
