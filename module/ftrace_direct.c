@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ftrace_direct.c - an entry tracepoint's condition as the function's own
- * ftrace trampoline.
+ * ftrace trampoline (several tracepoints' joined into one by
+ * ftrace_probe.c, ax_cond_any()).
  *
  * An entry tracepoint whose condition the JIT can decide on the argument
  * registers alone (ax_jit_probe_compile(): pure, no memory, cannot fail)

@@ -46,12 +46,14 @@
  * alone get a trampoline of their own instead (ftrace_direct.c,
  * "direct" in `attached`): the condition is called straight from the
  * function's __fentry__ site, and only a true one comes here
- * (gtp_fdirect_hit()).  At most GTP_FDIRECT_MAX a trace, each alone on
- * its ip: each is an ops, and each ops costs its own grace-period wait
- * at tstop; a larger trace, or a function with several tracepoints,
- * shares the ops as above, and so does one ftrace refuses a trampoline
- * (another direct user on the function: -EBUSY).  entry_direct=0 turns
- * them off.
+ * (gtp_fdirect_hit()).  Several such tracepoints on one function share
+ * its trampoline, whose condition holds when any of theirs does
+ * (ax_cond_any()); a true one runs each of them as the ops would, newest
+ * first.  At most GTP_FDIRECT_MAX functions a trace: each trampoline is an
+ * ops, and each ops costs its own grace-period wait at tstop; a larger
+ * trace, or a function with any other tracepoint, shares the ops as
+ * above, and so does one ftrace refuses a trampoline (another direct user
+ * on the function: -EBUSY).  entry_direct=0 turns them off.
  *
  * Either way the hit runs the kprobe pre-handler's path
  * (gtp_tp_precheck(), gtp_tp_hit_held() / gtp_tp_hit_undecided()) with
@@ -96,6 +98,7 @@
 
 #include "kcompat.h"
 #include "gtp_glue.h"
+#include "ax_any.h"
 #include "collect.h"
 #include "tsv.h"
 
@@ -105,9 +108,10 @@ MODULE_PARM_DESC(entry_ftrace, "attach tracepoints at a function's entry through
 
 static bool entry_direct = true;
 module_param(entry_direct, bool, 0644);
-MODULE_PARM_DESC(entry_direct, "in a trace of at most 8 of them, an entry tracepoint whose condition the JIT decides on the arguments alone is the function's own ftrace trampoline (attached: direct)");
+MODULE_PARM_DESC(entry_direct, "in a trace with them on at most 8 functions, entry tracepoints whose conditions the JIT decides on the arguments alone are their function's own ftrace trampoline (attached: direct)");
 
-#define GTP_FDIRECT_MAX	8
+#define GTP_FDIRECT_MAX	8	/* functions with a trampoline of their own */
+#define GTP_FDIRECT_ONE_MAX	8	/* tracepoints sharing one */
 
 /* One entry tracepoint carried by ftrace. */
 struct gtp_fprobe {
@@ -118,7 +122,8 @@ struct gtp_fprobe {
 	bool cond_pc;		/* the condition reads $pc */
 	bool armed;		/* its ops is registered */
 	bool leaked;		/* its ops could not be unregistered */
-	struct gtp_fdirect *direct;	/* its own trampoline, or NULL */
+	struct gtp_fdirect *direct;	/* its function's trampoline, or NULL */
+	bool direct_owner;	/* the first on it: detaches it */
 	unsigned int seq;	/* attach order */
 	struct gtp_fprobe *next;	/* attached since the last disarm */
 	atomic_long_t missed;
@@ -336,16 +341,23 @@ static __always_inline void gtp_fprobe_run(struct gtp_fprobe *fp,
 }
 
 /*
- * @fp's own trampoline (ftrace_direct.c) found its condition true: the
- * hit as an ops runs it, on the registers ftrace_direct_entry.S saved,
- * but for deciding the condition again (gtp_tp_precheck_held(): only the
- * CPU budget's timed hits, one in 64, do); a false one never comes here.
+ * @fp's function's trampoline (ftrace_direct.c) found its condition
+ * true: the hit as an ops runs it, on the registers ftrace_direct_entry.S
+ * saved, but for deciding the condition again (gtp_tp_precheck_held():
+ * only the CPU budget's timed hits, one in 64, do); a false one never
+ * comes here.  A trampoline several tracepoints share (fp->same) found
+ * that one of them holds: each decides its own.
  */
 void notrace gtp_fdirect_hit(struct pt_regs *regs, struct gtp_fprobe *fp)
 {
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
-	gtp_fprobe_run_regs(fp, regs, true);
+	if (likely(!fp->same)) {
+		gtp_fprobe_run_regs(fp, regs, true);
+		return;
+	}
+	for (; fp; fp = fp->same)
+		gtp_fprobe_run_regs(fp, regs, false);
 }
 
 /*
@@ -612,41 +624,94 @@ static bool direct_candidate(const struct gtp_fprobe *fp)
 	return tp->cond && tp->cond_pure && tp->cond->jit && !fp->cond_pc;
 }
 
-static bool alone_on_ip(const struct gtp_fprobe *fp)
+/* Is @fp the first (newest) attached on its ip? */
+static bool first_on_ip(const struct gtp_fprobe *fp)
 {
 	const struct gtp_fprobe *o;
 
-	for (o = gtp_fp_attached; o; o = o->next)
-		if (o != fp && o->ip == fp->ip)
+	for (o = gtp_fp_attached; o != fp; o = o->next)
+		if (o->ip == fp->ip)
 			return false;
 	return true;
 }
 
 /*
- * Trampolines of their own, when at most GTP_FDIRECT_MAX tracepoints
- * could have one; one ftrace or the JIT refuses stays with the shared
- * ops.
+ * The tracepoints on @first's ip, newest first, into @grp: how many, or 0
+ * when one of them is no candidate or there are too many to share.
  */
-static void fp_arm_direct(void)
+static unsigned int direct_group(struct gtp_fprobe *first,
+				 struct gtp_fprobe **grp)
 {
 	struct gtp_fprobe *fp;
 	unsigned int n = 0;
+
+	for (fp = first; fp; fp = fp->next) {
+		if (fp->ip != first->ip)
+			continue;
+		if (!direct_candidate(fp) || n == GTP_FDIRECT_ONE_MAX)
+			return 0;
+		grp[n++] = fp;
+	}
+	return n;
+}
+
+/* The condition of @grp's trampoline: the one, or any of them. */
+static struct gtp_fdirect *attach_group(struct gtp_fprobe **grp,
+					unsigned int n, int *err)
+{
+	struct ax_prog *conds[GTP_FDIRECT_ONE_MAX], *any;
+	struct gtp_fdirect *d;
+	unsigned int i;
+	char log[64];
+
+	if (n == 1)
+		return gtp_fdirect_attach(grp[0]->tp->cond, grp[0]->ip, grp[0],
+					  err);
+	for (i = 0; i < n; i++)
+		conds[i] = grp[i]->tp->cond;
+	*err = ax_cond_any(conds, n, &any, log, sizeof(log));
+	if (*err)
+		return NULL;
+	d = gtp_fdirect_attach(any, grp[0]->ip, grp[0], err);
+	ax_prog_free(any);	/* the trampoline is code of its own */
+	return d;
+}
+
+/*
+ * Trampolines of their own, when at most GTP_FDIRECT_MAX functions could
+ * have one; one ftrace or the JIT refuses stays with the shared ops.
+ */
+static void fp_arm_direct(void)
+{
+	struct gtp_fprobe *fp, *grp[GTP_FDIRECT_ONE_MAX];
+	unsigned int n = 0, k, i;
+	struct gtp_fdirect *d;
 	int err;
 
 	if (!READ_ONCE(entry_direct))
 		return;
 	for (fp = gtp_fp_attached; fp; fp = fp->next)
-		if (direct_candidate(fp) && ++n > GTP_FDIRECT_MAX)
+		if (direct_candidate(fp) && first_on_ip(fp) &&
+		    ++n > GTP_FDIRECT_MAX)
 			return;
 	for (fp = gtp_fp_attached; fp; fp = fp->next) {
-		if (!direct_candidate(fp) || !alone_on_ip(fp))
+		if (!first_on_ip(fp))
 			continue;
-		fp->direct = gtp_fdirect_attach(fp->tp->cond, fp->ip, fp, &err);
-		if (fp->direct)
-			fp->armed = true;
-		else
+		k = direct_group(fp, grp);
+		if (!k)
+			continue;
+		d = attach_group(grp, k, &err);
+		if (!d) {
 			pr_debug("tracepoint %u at 0x%lx: no trampoline of its own (error %d), sharing an ops\n",
 				 fp->tp->num, fp->ip, err);
+			continue;
+		}
+		for (i = 0; i < k; i++) {
+			grp[i]->direct = d;
+			grp[i]->armed = true;
+			grp[i]->same = i + 1 < k ? grp[i + 1] : NULL;
+		}
+		grp[0]->direct_owner = true;
 	}
 }
 
@@ -734,11 +799,15 @@ void gtp_fprobe_disarm(void)
 
 	lockdep_assert_held(&gtp_mutex);
 	for (fp = gtp_fp_attached; fp; fp = fp->next) {
-		if (!fp->direct || gtp_fdirect_detach(fp->direct))
+		struct gtp_fprobe *o;
+
+		if (!fp->direct_owner || gtp_fdirect_detach(fp->direct))
 			continue;
-		/* its trampoline may still hand it over: as fp_ops_destroy() */
-		WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
-		fp->leaked = true;
+		/* its trampoline may still hand them over: as fp_ops_destroy() */
+		for (o = fp; o; o = o->same) {
+			WRITE_ONCE(o->tp, &gtp_fprobe_dead_tp);
+			o->leaked = true;
+		}
 		__module_get(THIS_MODULE);
 	}
 	for (lite = 0; lite <= 1; lite++) {

@@ -101,3 +101,60 @@ def test_direct_taken_falls_back_to_shared_ops():
     # refused, and the tracepoint rides the shared ops beside it
     assert kinds(out) == ["ftrace-regs"], out
     check_frames(out)
+
+
+# Two on one function, each on its own argument: counter1 == 3 holds at
+# call 3, counter2 > 5 at calls 7 and 8.  A third reading memory keeps
+# them all on the shared ops.
+SHARED = """trace gtp_test_function if counter1 == 3
+actions
+collect $regs
+end
+trace gtp_test_function if counter2 > 5
+actions
+collect $regs
+end
+THIRD
+tstart
+shell cat /sys/module/gtptrace/parameters/attached
+shell grep gtp_test_function /sys/kernel/tracing/enabled_functions || echo not-ftraced
+shell echo 8 > /proc/gtp_test
+tstop
+tstatus
+set $i = 0
+while $i < 8
+  tfind $i
+  printf "=t= tp %d rdi %d rsi %d\\n", $tracepoint, $rdi, $rsi
+  set $i = $i + 1
+end
+"""
+
+
+def shared_run(third=""):
+    reset_target()
+    out = gdb_script(GDB_HEAD + SHARED.replace("THIRD", third), timeout=240)
+    expect_not(out, BAD)
+    return out
+
+
+@leaves_target_clean
+def test_direct_shared_by_tracepoints_on_one_function():
+    out = shared_run()
+    assert kinds(out) == ["direct", "direct"], out
+    expect(out, r"^gtp_test_function \[gtp_test\].*direct")
+    got = re.findall(r"^=t= (tp [0-9].*)$", out, re.M)
+    assert got == ["tp 1 rdi 3 rsi 2", "tp 2 rdi 7 rsi 6",
+                   "tp 2 rdi 8 rsi 7"], out
+
+    param("entry_direct", "0")
+    try:
+        out0 = shared_run()
+    finally:
+        param("entry_direct", "1")
+    assert kinds(out0) == ["ftrace-regs", "ftrace-regs"], out0
+    assert re.findall(r"^=t= (tp [0-9].*)$", out0, re.M) == got, (out, out0)
+
+    # one that reads memory cannot be decided by the trampoline: none is
+    out = shared_run("trace gtp_test_function if gtp_test_calls < 0")
+    assert kinds(out) == ["ftrace-regs", "ftrace-regs", "ftrace"], out
+    assert re.findall(r"^=t= (tp [0-9].*)$", out, re.M) == got, out
