@@ -288,7 +288,8 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 		pre = gtp_tp_precheck(tp, live, env);
 	if (pre == GTP_PRE_FALSE)
 		goto out;
-	if (fp->lite)
+	/* a trampoline of its own saved every register: none is stale */
+	if (fp->lite && !fp->direct)
 		regs = lite_copy(live);
 	scratch = gtp_fp_scratch +
 		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;

@@ -121,9 +121,10 @@ static inline void pass_count_check(struct gtp_tp *tp, long hits)
 
 /*
  * The lean path for a frame that is one R block (tp->regs_only): written
- * straight into the store, no scratch, no action loop, no environment.
+ * straight into the store, no scratch, no action loop, no environment,
+ * and no call but the store's reserve and commit.
  */
-static bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *regs)
+static __always_inline bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *regs)
 {
 	struct gtp_frame_slot slot __gtp_noinit;
 	u32 len = tp->frame_len;

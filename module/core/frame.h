@@ -35,7 +35,9 @@
 struct gtp_frame_slot {
 	u8 *data;
 	u32 len;
-	unsigned long flags;	/* host lock state between reserve and commit */
+	u32 cpu;		/* the store's, from reserve to commit */
+	unsigned long flags;
+	void *page;
 	int err;		/* why reserve returned NULL */
 };
 

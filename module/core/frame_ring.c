@@ -34,9 +34,9 @@
  * non-circular store drops (and counts) instead of stopping the trace:
  * the consumer is expected to catch up.
  *
- * Slot use: @slot->flags carries the record's ring position from reserve to
- * commit (the slot has no room for a whole ring_ctx; __ring_ctx_restore()
- * rebuilds it), the CPU is the current one again at commit.
+ * Slot use: the slot carries what the commit needs of the reservation (the
+ * record's CPU, ring position in @slot->flags, and page), so that
+ * __ring_ctx_resume() rebuilds it with no lookup.
  */
 #include "compat.h"
 #include "frame.h"
@@ -263,7 +263,9 @@ void *gtp_frame_reserve(struct gtp_frame_slot *slot, u32 len)
 	slot->err = 0;
 	slot->data = ctx.data;
 	slot->len = len;
+	slot->cpu = ctx.cpu;
 	slot->flags = ctx.begin;
+	slot->page = ctx.page;
 	return ctx.data;
 }
 
@@ -272,8 +274,7 @@ void gtp_frame_commit(struct gtp_frame_slot *slot)
 {
 	struct ring_ctx ctx __gtp_noinit;
 
-	__ring_ctx_restore(rfs.ring, &ctx, gtp_cpu_id(), slot->flags,
-			   slot->len);
+	__ring_ctx_resume(&ctx, slot->cpu, slot->flags, slot->len, slot->page);
 	__ring_commit(rfs.ring, &ctx);
 }
 

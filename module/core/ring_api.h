@@ -167,33 +167,26 @@ static __always_inline void __ring_commit(struct ring *ring,
 }
 
 /**
- * __ring_ctx_restore() - rebuild a reservation from (cpu, position, len)
- * @ring: the ring
+ * __ring_ctx_resume() - rebuild a reservation from what its caller kept
  * @ctx: filled in, for __ring_commit()
- * @cpu: the reservation's CPU
- * @begin: its position, @ctx->begin as __ring_reserve() returned it
- * @len: its payload length
+ * @cpu: @ctx->cpu as __ring_reserve() set it
+ * @begin: @ctx->begin
+ * @len: the payload length reserved
+ * @page: @ctx->page
  *
- * For callers that can carry only one word from reserve to commit (the
- * frame store's slot).  Valid between the reserve and its commit: the slot
- * word cannot change then (its lap cannot complete without our commit, so
- * neither the reader nor a later lap can take the page).
+ * For callers that keep the reservation in a form of their own (the frame
+ * store's slot) rather than the ring_ctx.
  */
-static __always_inline void __ring_ctx_restore(struct ring *ring,
-					       struct ring_ctx *ctx,
-					       unsigned int cpu,
-					       unsigned long begin, u32 len)
+static __always_inline void __ring_ctx_resume(struct ring_ctx *ctx,
+					      unsigned int cpu,
+					      unsigned long begin, u32 len,
+					      struct rb_page *page)
 {
-	struct rb_cpu *cpu_buf = &ring->cpus[cpu];
-	unsigned long w = atomic_long_read(&cpu_buf->wsb[rb_slot(ring, begin)]);
-
 	ctx->cpu = cpu;
 	ctx->begin = begin;
 	ctx->len = len;
 	ctx->size = ring_record_size(len);
-	ctx->page = &cpu_buf->pages[rb_word_id(w)];
-	ctx->data = (char *)ctx->page->data + rb_sb_off(ring, begin) +
-		    sizeof(struct ring_record);
+	ctx->page = page;
 }
 
 #endif /* GTP_RING_API_H */
