@@ -96,16 +96,13 @@ int jit_decode(const struct ax_prog *prog, struct jit_ir *ir)
 	ir->max_depth = prog->max_depth;
 	ir->backjump = prog->backjump;
 
-	for (i = 0; i < ir->n; i++) {
+	for (i = 0; i < ir->n; i++)
 		decode_one(&prog->insns[i], &ir->insn[i]);
-		/*
-		 * Recorded now, before the passes delete dead 'reg' insns:
-		 * the code generator checks env->regs against the original
-		 * program (see emit_prologue()).
-		 */
-		if (prog->insns[i].op == AX_REG)
-			ir->has_reg = true;
-	}
+	/*
+	 * The original program's, not what the passes leave of it: the code
+	 * generator checks env->regs against it (see emit_prologue()).
+	 */
+	ir->has_reg = prog->facts.regs != 0;
 
 	for (i = 0; i < ir->n; i++) {
 		struct jit_insn *in = &ir->insn[i];

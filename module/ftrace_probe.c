@@ -182,36 +182,29 @@ static bool prog_lite_ok(const struct ax_prog *prog)
 
 	if (!prog)
 		return true;
+	if (prog->facts.regs & ~GTP_LITE_REGS)
+		return false;
+	if (!prog->facts.gets_tsv && !prog->facts.sets_tsv)
+		return true;
+	/* which variable is $kstack is the variables' to say, not the facts' */
 	for (i = 0; i < prog->ninsns; i++) {
 		const struct ax_insn *in = &prog->insns[i];
 		const struct gtp_tsv *v;
 
-		switch (in->op) {
-		case AX_REG:
-			if (in->imm >= 64 || !(GTP_LITE_REGS & BIT_ULL(in->imm)))
-				return false;
-			break;
-		case AX_GETV:
-		case AX_SETV:
-		case AX_TRACEV:
-			/* $kstack unwinds from the registers: all of them */
-			v = gtp_tsv_find(in->imm);
-			if (v && v->builtin == GTP_TSV_KSTACK)
-				return false;
-			break;
-		}
+		if (in->op != AX_GETV && in->op != AX_SETV &&
+		    in->op != AX_TRACEV)
+			continue;
+		/* $kstack unwinds from the registers: all of them */
+		v = gtp_tsv_find(in->imm);
+		if (v && v->builtin == GTP_TSV_KSTACK)
+			return false;
 	}
 	return true;
 }
 
 static bool prog_reads_pc(const struct ax_prog *prog)
 {
-	u32 i;
-
-	for (i = 0; prog && i < prog->ninsns; i++)
-		if (prog->insns[i].op == AX_REG && prog->insns[i].imm == 16)
-			return true;
-	return false;
+	return prog && (prog->facts.regs & BIT_ULL(16));
 }
 
 /* Does everything @tp reads come from the registers ftrace saves anyway? */

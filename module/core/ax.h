@@ -115,12 +115,34 @@ struct ax_insn {
 				 * for goto/if_goto: target *insn index* */
 };
 
+/*
+ * What the verifier learns about a program, once (ax_verify()), for every
+ * consumer: the plan (plan.c), the probes (ftrace_probe.c, static_arm.c),
+ * the variables (tsv.c) and the JIT.  Nothing recomputes it.
+ */
+struct ax_facts {
+	u64 regs;		/* gdb registers 'reg' reads: bit N for reg N */
+	bool reads_mem;		/* ref8..ref64 */
+	bool records;		/* trace, trace_quick, trace16, tracenz, tracev */
+	bool gets_tsv;		/* getv, tracev */
+	bool sets_tsv;		/* setv */
+	bool prints;		/* printf */
+	bool jumps;		/* goto, if_goto */
+	/*
+	 * Plain: arithmetic, compares, constants, stack ops, 'reg' and
+	 * forward jumps only, so it can fail in nothing and change nothing
+	 * but its result (no memory, no division, no variable, no loop).
+	 */
+	bool plain;
+};
+
 struct ax_prog {
 	struct ax_insn *insns;
 	u32 ninsns;
 	u32 max_depth;		/* deepest stack the program can reach */
 	bool backjump;		/* has a backward jump: loops charge spans */
 	bool is_cond;		/* a condition: result matters */
+	struct ax_facts facts;
 	u32 code_len;
 	u8 *code;		/* copy of the original bytecode */
 

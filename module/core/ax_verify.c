@@ -32,6 +32,9 @@
  *			  0 at depth 0, assigning insn->depth at first visit
  *			  and requiring equality at every later one
  *   5. check_reachable() an insn no path reached is refused
+ *   6. note_facts()	  what every consumer asks of a program (registers
+ *			  read, memory, frame, variables, printf, jumps,
+ *			  plainness: struct ax_facts), once
  *
  * Unreachable code is refused rather than skipped: gdb never emits it (its
  * own ax_reqs() rejects code after goto/end that no jump targets as a
@@ -284,6 +287,61 @@ static int check_reachable(struct ax_verifier *v)
 	return 0;
 }
 
+/* One insn's part of the program's facts (struct ax_facts). */
+static void note_fact(struct ax_facts *f, const struct ax_insn *in, u32 i)
+{
+	switch (in->op) {
+	case AX_ADD: case AX_SUB: case AX_MUL:
+	case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
+	case AX_LOG_NOT: case AX_BIT_AND: case AX_BIT_OR:
+	case AX_BIT_XOR: case AX_BIT_NOT: case AX_EQUAL:
+	case AX_LESS_SIGNED: case AX_LESS_UNSIGNED:
+	case AX_EXT: case AX_ZERO_EXT:
+	case AX_CONST8: case AX_CONST16: case AX_CONST32:
+	case AX_CONST64: case AX_END: case AX_DUP: case AX_POP:
+	case AX_SWAP: case AX_PICK: case AX_ROT:
+		return;
+	case AX_REG:
+		f->regs |= 1ull << in->imm;	/* < AX_NR_GDB_REGS */
+		return;
+	case AX_GOTO: case AX_IF_GOTO:
+		f->jumps = true;
+		if (in->imm <= i)
+			f->plain = false;	/* a loop */
+		return;
+	case AX_REF8: case AX_REF16: case AX_REF32: case AX_REF64:
+		f->reads_mem = true;
+		break;
+	case AX_TRACEV:
+		f->gets_tsv = true;
+		fallthrough;
+	case AX_TRACE: case AX_TRACE_QUICK: case AX_TRACE16:
+	case AX_TRACENZ:
+		f->records = true;
+		break;
+	case AX_GETV:
+		f->gets_tsv = true;
+		break;
+	case AX_SETV:
+		f->sets_tsv = true;
+		break;
+	case AX_PRINTF:
+		f->prints = true;
+		break;
+	}
+	f->plain = false;
+}
+
+static void note_facts(struct ax_prog *prog)
+{
+	struct ax_facts *f = &prog->facts;
+	u32 i;
+
+	f->plain = true;
+	for (i = 0; i < prog->ninsns; i++)
+		note_fact(f, &prog->insns[i], i);
+}
+
 static int build_prog(struct ax_verifier *v, struct ax_prog **out)
 {
 	struct ax_prog *prog;
@@ -307,6 +365,7 @@ static int build_prog(struct ax_verifier *v, struct ax_prog **out)
 	prog->max_depth = v->max_depth;
 	prog->backjump = v->backjump;
 	prog->is_cond = v->is_cond;
+	note_facts(prog);
 	v->insns = NULL;	/* now owned by prog */
 	*out = prog;
 	return 0;

@@ -16,31 +16,15 @@
 /* Does running @prog leave the frame as it was? */
 static bool prog_records_nothing(const struct ax_prog *prog)
 {
-	u32 i;
-
-	for (i = 0; i < prog->ninsns; i++) {
-		switch (prog->insns[i].op) {
-		case AX_TRACE:
-		case AX_TRACE_QUICK:
-		case AX_TRACE16:
-		case AX_TRACENZ:
-		case AX_TRACEV:
-			return false;
-		}
-	}
-	return true;
+	return !prog->facts.records;
 }
 
 bool gtp_cond_is_pure(const struct ax_prog *cond)
 {
-	u32 i;
+	const struct ax_facts *f = &cond->facts;
 
-	for (i = 0; i < cond->ninsns; i++)
-		if (cond->insns[i].op == AX_SETV ||
-		    cond->insns[i].op == AX_PRINTF)
-			return false;
 	/* trace ops in a condition fail (no frame): an error, counted */
-	return prog_records_nothing(cond);
+	return !f->sets_tsv && !f->prints && !f->records;
 }
 
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
@@ -75,35 +59,9 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
  */
 static bool prog_is_simple(const struct ax_prog *prog, u64 regs, bool jumps)
 {
-	u32 i;
+	const struct ax_facts *f = &prog->facts;
 
-	for (i = 0; i < prog->ninsns; i++) {
-		const struct ax_insn *in = &prog->insns[i];
-
-		switch (in->op) {
-		case AX_ADD: case AX_SUB: case AX_MUL:
-		case AX_LSH: case AX_RSH_SIGNED: case AX_RSH_UNSIGNED:
-		case AX_LOG_NOT: case AX_BIT_AND: case AX_BIT_OR:
-		case AX_BIT_XOR: case AX_BIT_NOT: case AX_EQUAL:
-		case AX_LESS_SIGNED: case AX_LESS_UNSIGNED:
-		case AX_EXT: case AX_ZERO_EXT:
-		case AX_CONST8: case AX_CONST16: case AX_CONST32:
-		case AX_CONST64: case AX_END: case AX_DUP: case AX_POP:
-		case AX_SWAP: case AX_PICK: case AX_ROT:
-			break;
-		case AX_GOTO: case AX_IF_GOTO:
-			if (!jumps || in->imm <= i)
-				return false;
-			break;
-		case AX_REG:
-			if (in->imm >= 64 || !(regs & (1ull << in->imm)))
-				return false;
-			break;
-		default:
-			return false;
-		}
-	}
-	return true;
+	return f->plain && !(f->regs & ~regs) && (jumps || !f->jumps);
 }
 
 /*

@@ -173,6 +173,8 @@ static u64 prog_sets(const struct ax_prog *prog)
 	u64 sets = 0;
 	u32 i;
 
+	if (!prog->facts.sets_tsv)
+		return 0;
 	for (i = 0; i < prog->ninsns; i++) {
 		const struct gtp_tsv *v;
 

@@ -56,8 +56,17 @@ end
 
 
 def run_body():
+    # the shared ops and plain kprobes: the conditions here are ones the
+    # trampolines and pre-handlers compiled from them would decide
+    # (test_direct, test_kprobe_jit)
     reset_target()
-    out = gdb_script(GDB_HEAD + BODY % past_fentry(), timeout=240)
+    param("entry_direct", "0")
+    param("kprobe_jit", "0")
+    try:
+        out = gdb_script(GDB_HEAD + BODY % past_fentry(), timeout=240)
+    finally:
+        param("entry_direct", "1")
+        param("kprobe_jit", "1")
     expect_not(out, BAD)
     return out
 

@@ -589,6 +589,55 @@ static void test_op_names(void **state)
 	assert_int_equal(ax_op_info(AX_TRACEV)->delta, 0);
 }
 
+/*
+ * The facts every consumer reads (struct ax_facts): registers read,
+ * memory, frame, variables, printf, jumps, and whether the program is
+ * plain (can fail in nothing, changes nothing but its result).
+ */
+static void test_facts(void **state)
+{
+	static const struct {
+		const char *src;
+		u64 regs;
+		bool mem, rec, get, set, prints, jumps, plain;
+	} t[] = {
+		{ "reg 5 const8 2 mul reg 4 const8 3 mul add const8 0 less_signed end",
+		  0x30, false, false, false, false, false, false, true },
+		{ "reg 5 if_goto 9 const8 0 end reg 16 end",
+		  0x10020, false, false, false, false, false, true, true },
+		{ "const8 1 if_goto 0 const8 0 end", 0, false, false, false, false, false, true,
+		  false },	/* a loop */
+		{ "const16 0x1000 ref32 end", 0, true, false, false, false,
+		  false, false, false },
+		{ "reg 4 reg 5 div_signed end", 0x30, false, false, false, false,
+		  false, false, false },
+		{ "const8 1 trace_quick 8 end", 0, false, true, false, false,
+		  false, false, false },
+		{ "tracev 3 end", 0, false, true, true, false, false, false,
+		  false },
+		{ "getv 2 const8 1 add setv 2 end", 0, false, false, true,
+		  true, false, false, false },
+		{ "reg 17 end", 0x20000, false, false, false, false, false,
+		  false, true },
+	};
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(t); k++) {
+		struct ax_prog *p = ax_test_prog(t[k].src, false);
+		const struct ax_facts *f = &p->facts;
+
+		if (f->regs != t[k].regs || f->reads_mem != t[k].mem ||
+		    f->records != t[k].rec || f->gets_tsv != t[k].get ||
+		    f->sets_tsv != t[k].set || f->prints != t[k].prints ||
+		    f->jumps != t[k].jumps || f->plain != t[k].plain)
+			fail_msg("'%s': regs %#llx mem %d rec %d get %d set %d printf %d jumps %d plain %d",
+				 t[k].src, (unsigned long long)f->regs,
+				 f->reads_mem, f->records, f->gets_tsv,
+				 f->sets_tsv, f->prints, f->jumps, f->plain);
+		ax_prog_free(p);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -607,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_code_is_copied),
 		cmocka_unit_test(test_reg_offsets),
 		cmocka_unit_test(test_op_names),
+		cmocka_unit_test(test_facts),
 	};
 	size_t nref = ARRAY_SIZE(refusals), n = nref + ARRAY_SIZE(fixed);
 	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
