@@ -50,17 +50,22 @@ static DEFINE_PER_CPU(struct ax_env [GTP_STATIC_NEST_MAX], arm_env);
  * The same fast path as kprobes (gtp_tp_precheck()): a pure condition is
  * decided before anything else, and a true one is not run again.  One the
  * probe entry decided already (gtp_static_cond_env()) is not run again
- * either: the hit continues its budget.
+ * either: the hit continues its budget, and the CPU budget times one such
+ * hit in GTP_BUDGET_EVERY from here, as it times the others from their
+ * condition.
  */
 void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
 {
 	struct gtp_tp *tp = ctx;
 	unsigned int slot = gtp_static_regs(regs)->slot;
-	const struct ax_env *pre_env = gtp_static_cond_env(regs);
+	struct ax_env *held = gtp_static_cond_env(regs);
+	const struct ax_env *pre_env = held;
 	enum gtp_precheck pre = GTP_PRE_HELD;
 	u8 *scratch;
 
-	if (!pre_env) {
+	if (held) {
+		held->t0 = gtp_budget_sample();
+	} else {
 		struct ax_env *env = this_cpu_ptr(arm_env) + slot;
 
 		pre = gtp_tp_precheck(tp, regs, env);

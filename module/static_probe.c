@@ -128,7 +128,7 @@ static __always_inline struct ax_env *cond_env(struct gtp_static_regs *sr,
 	env->steps = steps;
 	env->faults = 0;
 	env->err = 0;
-	env->t0 = 0;	/* not one the CPU budget times (budget.h) */
+	env->t0 = 0;	/* gtp_static_tp_hit() samples the CPU budget */
 	return env;
 }
 
@@ -152,11 +152,11 @@ void notrace gtp_static_held_env(struct gtp_static_regs *sr)
 	cond_env(sr, AX_STEP_BUDGET - att->cond_steps);
 }
 
-const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs)
+struct ax_env *gtp_static_cond_env(struct pt_regs *regs)
 {
-	const struct gtp_static_regs *sr = gtp_static_regs(regs);
+	struct gtp_static_regs *sr = (struct gtp_static_regs *)regs;
 
-	return sr->cond_held ? (const struct ax_env *)(sr + 1) : NULL;
+	return sr->cond_held ? (struct ax_env *)(sr + 1) : NULL;
 }
 
 static void *entry_of(const struct gtp_static_att *att)

@@ -140,8 +140,9 @@ const char *gtp_static_tp_kind(const struct gtp_tp *tp);
 /*
  * The environment of the condition gtp_static_attach_cond() decided for
  * this hit, which held (its steps are the hit's budget so far), or NULL.
+ * It is the hit's own (in its register area).
  */
-const struct ax_env *gtp_static_cond_env(const struct pt_regs *regs);
+struct ax_env *gtp_static_cond_env(struct pt_regs *regs);
 
 /* static_arm.c: the hit callback of armed tracepoints (ctx: their slot). */
 void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);

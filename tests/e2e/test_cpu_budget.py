@@ -110,6 +110,24 @@ def test_budget_disables_a_jit_kprobe():
     expect(out, r"^=tp1 frame 0$")
 
 @leaves_target_clean
+def test_budget_disables_a_static_jit_probe():
+    """The same on the static tracepoint behind every syscall, whose
+    condition (on the syscall number, always true) is its probe compiled
+    (static-jit): its true hits are timed from after the condition."""
+    reset_target()
+    body = BODY.replace("trace *0x%(vfs_read)x%(cond)s\nactions\ncollect $regs\n",
+                        "gtp-strace raw_syscalls:sys_enter if $rdx >= 0\n"
+                        "actions\ncollect $regs\ncollect $_sdata\n")
+    out = gdb_script(GDB_HEAD + body % {"stop": "", "workload": WORKLOAD % 300000},
+                     timeout=600)
+    expect_not(out, SCRIPT_BUGS)
+    expect(out, r"^1 0x[0-9a-f]+ static-jit$")
+    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    assert int(m.group(1)) >= 5, m.group(0)
+    expect(out, r"^=tp2 frame \d+$")
+    expect(out, r"^=tp1 frame 0$")
+
+@leaves_target_clean
 def test_budget_stops_the_trace_when_asked():
     out = run(stop=True)
     m = expect(out, r"Trace stopped by an error \(" + TRIP % "stopped the trace"
