@@ -164,6 +164,8 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	struct gtp_frame_slot slot __gtp_noinit;
 	u32 len = tp->frame_len;
 	bool stored = false;
+	u8 *dst = NULL;
+	int err = 0;
 	long hits;
 	u32 i;
 
@@ -171,11 +173,12 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		return tp_collect_regs(tp, env->regs);
 	hits = atomic_long_add_return(1, &tp->hits);
 	if (len && !tp->agg_only) {
-		u8 *dst = gtp_frame_reserve(&slot, len);
-
+		dst = gtp_frame_reserve(&slot, len);
 		if (dst) {
 			fb.buf = dst;
 			fb.cap = len;
+		} else {
+			err = slot.err;
 		}
 	}
 	fb.len = GTP_FRAME_HDR;
@@ -189,13 +192,13 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		stored = false;	/* its effect is in the variables alone */
 	} else if (!len) {
 		stored = store_frame(tp, &fb);
-	} else if (fb.buf != scratch) {
-		put_frame_hdr(tp, fb.buf, len);
+	} else if (dst) {
+		put_frame_hdr(tp, dst, len);
 		gtp_frame_commit(&slot);
 		atomic_long_add(len, &tp->usage);
 		stored = true;
 	} else {
-		store_failed(tp, slot.err);
+		store_failed(tp, err);
 	}
 	pass_count_check(tp, hits);
 	return stored;

@@ -29,17 +29,22 @@
 #define GTP_FRAME_H
 
 #include "compat.h"
+#include "ring_api.h"
 
 #define GTP_FRAME_HDR	6	/* int16 tpnum + u32 data size */
 
 struct gtp_frame_slot {
-	u8 *data;
-	u32 len;
-	u32 cpu;		/* the store's, from reserve to commit */
-	unsigned long flags;
-	void *page;
+	struct ring_ctx ctx;	/* the reservation, from reserve to commit */
 	int err;		/* why reserve returned NULL */
 };
+
+/* What a writer reads of the store (frame_ring.c sets it). */
+struct gtp_frame_writer {
+	struct ring *ring;
+	bool accepting;		/* writers may write */
+	bool consumer;		/* a consumer drains the store */
+};
+extern struct gtp_frame_writer gtp_frame_writer;
 
 struct gtp_frame_stats {
 	u64 size;		/* bytes of storage */
@@ -57,8 +62,50 @@ void gtp_frames_stop(void);
 void gtp_frames_clear(void);
 void gtp_frames_stats(struct gtp_frame_stats *st);
 
-void *gtp_frame_reserve(struct gtp_frame_slot *slot, u32 len);
-void gtp_frame_commit(struct gtp_frame_slot *slot);
+/**
+ * gtp_frame_reserve() - room for one frame of @len bytes on this CPU
+ * @slot: filled in; pass to gtp_frame_commit()
+ * @len: frame bytes
+ *
+ * Inline, as the ring's own fast path (ring_api.h): a true hit's frame
+ * costs no call.
+ *
+ * Context: probe context, preemption disabled (kprobe pre-handler,
+ * tracepoint probe), maybe NMI; never sleeps, takes no lock.
+ * Return: where to write, to be paired with gtp_frame_commit(); or
+ * NULL with @slot->err = -ENOSPC (full, non-circular: the caller stops the
+ * trace), -E2BIG (frame larger than a sub-buffer), -EAGAIN (store stopped,
+ * or the next sub-buffer still held by an interrupted writer).  Every NULL
+ * but "stopped" is counted in the dropped figure.
+ */
+static __always_inline void *gtp_frame_reserve(struct gtp_frame_slot *slot,
+					       u32 len)
+{
+	struct ring *ring = gtp_frame_writer.ring;
+	int ret;
+
+	if (!READ_ONCE(gtp_frame_writer.accepting) || !ring) {
+		slot->err = -EAGAIN;
+		return NULL;
+	}
+	ret = __ring_reserve(ring, &slot->ctx, gtp_cpu_id(), len);
+	if (unlikely(ret)) {
+		/* full: stop the trace, unless a consumer will make room */
+		if (ret == -ENOBUFS)
+			ret = READ_ONCE(gtp_frame_writer.consumer) ? -EAGAIN :
+								     -ENOSPC;
+		slot->err = ret;
+		return NULL;
+	}
+	slot->err = 0;
+	return slot->ctx.data;
+}
+
+/* Publish the frame reserved in @slot; same CPU and context. */
+static __always_inline void gtp_frame_commit(struct gtp_frame_slot *slot)
+{
+	__ring_commit(gtp_frame_writer.ring, &slot->ctx);
+}
 
 u64 gtp_frames_count(void);
 const u8 *gtp_frame_get(u64 idx, u32 *len);

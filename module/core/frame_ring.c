@@ -34,23 +34,23 @@
  * non-circular store drops (and counts) instead of stopping the trace:
  * the consumer is expected to catch up.
  *
- * Slot use: the slot carries what the commit needs of the reservation (the
- * record's CPU, ring position in @slot->flags, and page), so that
- * __ring_ctx_resume() rebuilds it with no lookup.
+ * Writers reserve and commit inline (frame.h, on ring_api.h): what they
+ * read of the store is gtp_frame_writer, set here.
  */
 #include "compat.h"
 #include "frame.h"
 #include "ring_api.h"
 
+struct gtp_frame_writer gtp_frame_writer;
+#define fw gtp_frame_writer
+
 #define FR_NR_SUBBUFS_ORDER	3	/* 8 sub-buffers per CPU */
 #define FR_MIN_CPU_ORDER	(RING_SUBBUF_ORDER_MIN + 1)
 
 static struct {
-	struct ring *ring;
 	struct ring_iter *iter;		/* reader walk, ring_iter_size() */
 	u64 size;			/* as requested */
 	bool circular;
-	bool accepting;			/* writers may write */
 	bool quiet;			/* stopped and waited for writers */
 	/* reader cache: the walk is at frame @next, holding @cur */
 	bool walk_valid;
@@ -59,7 +59,6 @@ static struct {
 	unsigned int cur_cpu;		/* the CPU @cur was written on */
 	u64 start_ts;			/* gtp_tsc() when the run started */
 	u32 run;			/* runs started since load */
-	bool consumer;			/* a consumer drains the store */
 } rfs;
 
 static unsigned int fr_log2(u64 v)
@@ -115,7 +114,7 @@ int gtp_frames_setup(u64 size, bool circular)
 	if (fr_geometry(size, circular, &cfg))
 		return -EINVAL;
 
-	if (rfs.ring && !memcmp(ring_get_config(rfs.ring), &cfg, sizeof(cfg))) {
+	if (fw.ring && !memcmp(ring_get_config(fw.ring), &cfg, sizeof(cfg))) {
 		rfs.size = size;
 		rfs.circular = circular;
 		gtp_frames_clear();
@@ -130,7 +129,7 @@ int gtp_frames_setup(u64 size, bool circular)
 		return -ENOMEM;
 	}
 	gtp_frames_release();
-	rfs.ring = ring;
+	fw.ring = ring;
 	rfs.iter = iter;
 	rfs.size = size;
 	rfs.circular = circular;
@@ -143,20 +142,21 @@ int gtp_frames_setup(u64 size, bool circular)
 void gtp_frames_release(void)
 {
 	u32 run = rfs.run;
-	bool consumer = rfs.consumer;
+	bool consumer = fw.consumer;
 
-	ring_destroy(rfs.ring);
+	ring_destroy(fw.ring);
 	gtp_free(rfs.iter);
 	memset(&rfs, 0, sizeof(rfs));
+	memset(&fw, 0, sizeof(fw));
 	rfs.run = run;			/* a consumer compares run numbers */
-	rfs.consumer = consumer;
+	fw.consumer = consumer;
 }
 
 /* Drop every frame (QTinit, QTStart).  No writer may be running. */
 void gtp_frames_clear(void)
 {
-	if (rfs.ring)
-		ring_reset(rfs.ring);
+	if (fw.ring)
+		ring_reset(fw.ring);
 	fr_walk_reset();
 }
 
@@ -168,7 +168,7 @@ void gtp_frames_start(void)
 	rfs.start_ts = gtp_tsc();
 	rfs.run++;
 	/* ring_reset()'s stores before writers see @accepting: its smp_mb() */
-	WRITE_ONCE(rfs.accepting, rfs.ring != NULL);
+	WRITE_ONCE(fw.accepting, fw.ring != NULL);
 }
 
 /**
@@ -179,7 +179,7 @@ void gtp_frames_start(void)
  */
 void gtp_frames_stop(void)
 {
-	WRITE_ONCE(rfs.accepting, false);
+	WRITE_ONCE(fw.accepting, false);
 	if (rfs.quiet)
 		return;
 	/*
@@ -202,9 +202,9 @@ void gtp_frames_stats(struct gtp_frame_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->circular = rfs.circular;
-	if (!rfs.ring)
+	if (!fw.ring)
 		return;
-	ring_get_stats(rfs.ring, &rs);
+	ring_get_stats(fw.ring, &rs);
 	st->size = rs.size;
 	st->free = rs.free;
 	st->created = rs.written;
@@ -229,64 +229,15 @@ u32 gtp_frames_max_len(u64 size)
 	return (1u << cfg.subbuf_order) - sizeof(struct ring_record);
 }
 
-/**
- * gtp_frame_reserve() - room for one frame of @len bytes on this CPU
- * @slot: filled in; pass to gtp_frame_commit()
- * @len: frame bytes
- *
- * Context: probe context, preemption disabled (kprobe pre-handler,
- * tracepoint probe), maybe NMI; never sleeps, takes no lock.
- * Return: where to write, to be paired with gtp_frame_commit(); or
- * NULL with @slot->err = -ENOSPC (full, non-circular: the caller stops the
- * trace), -E2BIG (frame larger than a sub-buffer), -EAGAIN (store stopped,
- * or the next sub-buffer still held by an interrupted writer).  Every NULL
- * but "stopped" is counted in the dropped figure.
- */
-void *gtp_frame_reserve(struct gtp_frame_slot *slot, u32 len)
-{
-	struct ring *ring = rfs.ring;
-	struct ring_ctx ctx __gtp_noinit;	/* every field is set */
-	int ret;
-
-	if (!READ_ONCE(rfs.accepting) || !ring) {
-		slot->err = -EAGAIN;
-		return NULL;
-	}
-	ret = __ring_reserve(ring, &ctx, gtp_cpu_id(), len);
-	if (unlikely(ret)) {
-		/* full: stop the trace, unless a consumer will make room */
-		if (ret == -ENOBUFS)
-			ret = READ_ONCE(rfs.consumer) ? -EAGAIN : -ENOSPC;
-		slot->err = ret;
-		return NULL;
-	}
-	slot->err = 0;
-	slot->data = ctx.data;
-	slot->len = len;
-	slot->cpu = ctx.cpu;
-	slot->flags = ctx.begin;
-	slot->page = ctx.page;
-	return ctx.data;
-}
-
-/* Publish the frame reserved in @slot; same CPU and context. */
-void gtp_frame_commit(struct gtp_frame_slot *slot)
-{
-	struct ring_ctx ctx __gtp_noinit;
-
-	__ring_ctx_resume(&ctx, slot->cpu, slot->flags, slot->len, slot->page);
-	__ring_commit(rfs.ring, &ctx);
-}
-
 /* Frames held: for readers after gtp_frames_stop(). */
 u64 gtp_frames_count(void)
 {
 	struct gtp_frame_stats st;
 
-	if (!rfs.ring)
+	if (!fw.ring)
 		return 0;
 	if (rfs.quiet)
-		return ring_count_resident(rfs.ring);
+		return ring_count_resident(fw.ring);
 	gtp_frames_stats(&st);
 	return st.frames;
 }
@@ -301,11 +252,11 @@ u64 gtp_frames_count(void)
  */
 const u8 *gtp_frame_get(u64 idx, u32 *len)
 {
-	if (!rfs.ring || !rfs.quiet)
+	if (!fw.ring || !rfs.quiet)
 		return NULL;
 	if (!rfs.walk_valid || idx + 1 < rfs.next ||
 	    (idx + 1 == rfs.next && !rfs.cur)) {
-		ring_iter_start(rfs.ring, rfs.iter);
+		ring_iter_start(fw.ring, rfs.iter);
 		rfs.walk_valid = true;
 		rfs.next = 0;
 		rfs.cur = NULL;
@@ -358,19 +309,19 @@ u64 gtp_frames_start_tsc(void)
 /* Per-CPU buffers of the store, 0 if there is none. */
 unsigned int gtp_frames_nr_cpus(void)
 {
-	return rfs.ring ? ring_get_config(rfs.ring)->nr_cpus : 0;
+	return fw.ring ? ring_get_config(fw.ring)->nr_cpus : 0;
 }
 
 /* Bytes of one sub-buffer: the most gtp_frames_take() copies. */
 u32 gtp_frames_subbuf_size(void)
 {
-	return rfs.ring ? 1u << ring_get_config(rfs.ring)->subbuf_order : 0;
+	return fw.ring ? 1u << ring_get_config(fw.ring)->subbuf_order : 0;
 }
 
 /* A consumer attaches (full store: drop, do not stop) or goes away. */
 void gtp_frames_set_consumer(bool on)
 {
-	WRITE_ONCE(rfs.consumer, on);
+	WRITE_ONCE(fw.consumer, on);
 }
 
 /* Frames @cpu lost in this run: full, wrapped, too big, overwritten. */
@@ -378,9 +329,9 @@ u64 gtp_frames_cpu_lost(unsigned int cpu)
 {
 	struct ring_stats st;
 
-	if (!rfs.ring || cpu >= gtp_frames_nr_cpus())
+	if (!fw.ring || cpu >= gtp_frames_nr_cpus())
 		return 0;
-	ring_get_cpu_stats(rfs.ring, cpu, &st);
+	ring_get_cpu_stats(fw.ring, cpu, &st);
 	return st.dropped + st.overwritten;
 }
 
@@ -405,18 +356,18 @@ int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
 	struct ring_subbuf sb;
 	unsigned long end = 0;
 
-	if (!rfs.ring || cpu >= gtp_frames_nr_cpus())
+	if (!fw.ring || cpu >= gtp_frames_nr_cpus())
 		return -ENODATA;
 	if (size < gtp_frames_subbuf_size())
 		return -EINVAL;
 	if (drain && !rfs.quiet)
 		return -EAGAIN;
-	if (ring_get_subbuf(rfs.ring, cpu, &sb)) {
+	if (ring_get_subbuf(fw.ring, cpu, &sb)) {
 		if (!drain)
 			return -EAGAIN;
 		/* no writer runs: close the partial one and retry once */
-		ring_flush(rfs.ring, cpu);
-		if (ring_get_subbuf(rfs.ring, cpu, &sb))
+		ring_flush(fw.ring, cpu);
+		if (ring_get_subbuf(fw.ring, cpu, &sb))
 			return -ENODATA;
 	}
 	memset(c, 0, sizeof(*c));
@@ -431,9 +382,9 @@ int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
 	memcpy(buf, sb.data, end);
 	c->cpu = cpu;
 	c->len = end;
-	c->seq = sb.pos >> ring_get_config(rfs.ring)->subbuf_order;
+	c->seq = sb.pos >> ring_get_config(fw.ring)->subbuf_order;
 	c->ts_end = last ? last->ts : 0;
-	ring_put_subbuf(rfs.ring, &sb);
+	ring_put_subbuf(fw.ring, &sb);
 	c->lost = gtp_frames_cpu_lost(cpu);
 	fr_walk_reset();		/* frame numbers moved */
 	return 0;

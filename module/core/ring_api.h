@@ -166,27 +166,4 @@ static __always_inline void __ring_commit(struct ring *ring,
 	__rb_commit(ring, cpu_buf, ctx->begin, ctx->size, ctx->page);
 }
 
-/**
- * __ring_ctx_resume() - rebuild a reservation from what its caller kept
- * @ctx: filled in, for __ring_commit()
- * @cpu: @ctx->cpu as __ring_reserve() set it
- * @begin: @ctx->begin
- * @len: the payload length reserved
- * @page: @ctx->page
- *
- * For callers that keep the reservation in a form of their own (the frame
- * store's slot) rather than the ring_ctx.
- */
-static __always_inline void __ring_ctx_resume(struct ring_ctx *ctx,
-					      unsigned int cpu,
-					      unsigned long begin, u32 len,
-					      struct rb_page *page)
-{
-	ctx->cpu = cpu;
-	ctx->begin = begin;
-	ctx->len = len;
-	ctx->size = ring_record_size(len);
-	ctx->page = page;
-}
-
 #endif /* GTP_RING_API_H */
