@@ -120,11 +120,13 @@ static inline void pass_count_check(struct gtp_tp *tp, long hits)
 }
 
 /*
- * The lean path for a frame that is one R block (tp->regs_only): written
- * straight into the store, no scratch, no action loop, no environment,
- * and no call but the store's reserve and commit.
+ * The lean path for a frame that is its header and at most one R block
+ * (tp->lean: 'collect $regs', a collect of what lives in registers, or
+ * no action at all): written straight into the store, no scratch, no
+ * action loop, no environment, no call.
  */
-static __always_inline bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *regs)
+static __always_inline bool tp_collect_lean(struct gtp_tp *tp,
+					    struct pt_regs *regs)
 {
 	struct gtp_frame_slot slot __gtp_noinit;
 	u32 len = tp->frame_len;
@@ -135,8 +137,10 @@ static __always_inline bool tp_collect_regs(struct gtp_tp *tp, struct pt_regs *r
 	dst = gtp_frame_reserve(&slot, len);
 	if (likely(dst)) {
 		put_frame_hdr(tp, dst, len);
-		dst[GTP_FRAME_HDR] = 'R';
-		gtp_regs_to_g(regs, tp->addr, dst + GTP_FRAME_HDR + 1);
+		if (len > GTP_FRAME_HDR) {
+			dst[GTP_FRAME_HDR] = 'R';
+			gtp_regs_to_g(regs, tp->addr, dst + GTP_FRAME_HDR + 1);
+		}
 		gtp_frame_commit(&slot);
 		atomic_long_add(len, &tp->usage);
 		stored = true;
@@ -169,8 +173,8 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	long hits;
 	u32 i;
 
-	if (tp->regs_only)
-		return tp_collect_regs(tp, env->regs);
+	if (tp->lean)
+		return tp_collect_lean(tp, env->regs);
 	hits = atomic_long_add_return(1, &tp->hits);
 	if (len && !tp->agg_only) {
 		dst = gtp_frame_reserve(&slot, len);
@@ -220,8 +224,8 @@ static bool hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 {
 	if (!gtp_trace_running() || !READ_ONCE(tp->enabled))
 		return false;
-	if (tp->regs_only)
-		return tp_collect_regs(tp, regs);
+	if (tp->lean)
+		return tp_collect_lean(tp, regs);
 	return hit_held_actions(tp, regs, scratch, cap, pre);
 }
 

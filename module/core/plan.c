@@ -6,7 +6,7 @@
  * (probes run it first), the exact frame size when the actions fix it,
  * the least size a frame can take, whether a hit needs a frame at all.
  * collect.c reads the results from the tracepoint (tp->frame_len,
- * tp->regs_only, tp->agg_only, tp->actions[].noop).
+ * tp->lean, tp->agg_only, tp->actions[].noop).
  */
 #include "plan.h"
 #include "frame.h"
@@ -94,7 +94,7 @@ void gtp_tp_plan(struct gtp_tp *tp)
 			others = true;
 	}
 	tp->frame_len = gtp_tp_exact_frame_len(tp);
-	tp->regs_only = nregs == 1 && !others && tp->frame_len;
+	tp->lean = nregs <= 1 && !others && tp->frame_len;
 }
 
 /*

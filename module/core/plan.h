@@ -33,7 +33,7 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
 /*
  * Decide once, when the actions change, what a hit has to do: the exact
  * frame size, which expressions can be skipped (tp->actions[].noop) and
- * whether a frame is a lone R block (tp->regs_only).
+ * whether a frame is its header and at most one R block (tp->lean).
  */
 void gtp_tp_plan(struct gtp_tp *tp);
 

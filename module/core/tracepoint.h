@@ -59,7 +59,7 @@ struct gtp_tp {
 	u32 actions_cap;	/* allocated slots: grows by doubling */
 	u64 regmask;		/* union of all R masks: g from a frame */
 	u32 frame_len;		/* every frame's exact size, 0 if unknown */
-	bool regs_only;		/* frames are one R block: the lean path */
+	bool lean;		/* frames are the header, at most one R block */
 	bool agg_only;		/* actions only feed aggregating variables:
 				 * a hit writes no frame (plan.c) */
 
