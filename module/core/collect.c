@@ -31,6 +31,12 @@ static void note_error(struct gtp_tp *tp, struct ax_env *env)
 	WRITE_ONCE(tp->last_err, env->err);
 }
 
+/* An R block for the general path, out of line: the lean path inlines it. */
+static noinline void regs_block(const struct pt_regs *regs, u64 pc, u8 *out)
+{
+	gtp_regs_to_g(regs, pc, out);
+}
+
 static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		       struct ax_env *env, struct gtp_fbuild *fb)
 {
@@ -43,7 +49,7 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		b = gtp_fb_room(fb, 1 + GTP_G_SIZE);
 		if (b) {
 			b[0] = 'R';
-			gtp_regs_to_g(regs, tp->addr, b + 1);
+			regs_block(regs, tp->addr, b + 1);
 		}
 		break;
 	case GTP_ACT_MEM:
@@ -94,6 +100,21 @@ static void store_failed(struct gtp_tp *tp, int err)
 	}
 }
 
+/*
+ * The store's reserve and commit out of line, for the general path
+ * (tp_collect()): inlined there, they cost the hits that write no frame
+ * at all (aggregations) a heavier prologue.  The lean path inlines them.
+ */
+static noinline void *frame_reserve(struct gtp_frame_slot *slot, u32 len)
+{
+	return gtp_frame_reserve(slot, len);
+}
+
+static noinline void frame_commit(struct gtp_frame_slot *slot)
+{
+	gtp_frame_commit(slot);
+}
+
 /* Copy the frame built in scratch into the store. */
 static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 {
@@ -101,13 +122,13 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 	u8 *dst;
 
 	put_frame_hdr(tp, fb->buf, fb->len);
-	dst = gtp_frame_reserve(&slot, fb->len);
+	dst = frame_reserve(&slot, fb->len);
 	if (!dst) {
 		store_failed(tp, slot.err);
 		return false;
 	}
 	memcpy(dst, fb->buf, fb->len);
-	gtp_frame_commit(&slot);
+	frame_commit(&slot);
 	atomic_long_add(fb->len, &tp->usage);
 	return true;
 }
@@ -123,10 +144,11 @@ static inline void pass_count_check(struct gtp_tp *tp, long hits)
  * The lean path for a frame that is its header and at most one R block
  * (tp->lean: 'collect $regs', a collect of what lives in registers, or
  * no action at all): written straight into the store, no scratch, no
- * action loop, no environment, no call.
+ * action loop, no environment, and no call inside.  Itself out of line:
+ * inlined, its slot would cost every other hit a stack canary and a
+ * heavier prologue.
  */
-static __always_inline bool tp_collect_lean(struct gtp_tp *tp,
-					    struct pt_regs *regs)
+static noinline bool tp_collect_lean(struct gtp_tp *tp, struct pt_regs *regs)
 {
 	struct gtp_frame_slot slot __gtp_noinit;
 	u32 len = tp->frame_len;
@@ -177,7 +199,7 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		return tp_collect_lean(tp, env->regs);
 	hits = atomic_long_add_return(1, &tp->hits);
 	if (len && !tp->agg_only) {
-		dst = gtp_frame_reserve(&slot, len);
+		dst = frame_reserve(&slot, len);
 		if (dst) {
 			fb.buf = dst;
 			fb.cap = len;
@@ -198,7 +220,7 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		stored = store_frame(tp, &fb);
 	} else if (dst) {
 		put_frame_hdr(tp, dst, len);
-		gtp_frame_commit(&slot);
+		frame_commit(&slot);
 		atomic_long_add(len, &tp->usage);
 		stored = true;
 	} else {

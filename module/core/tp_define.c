@@ -197,6 +197,8 @@ static void qtdp_define(struct gtp_conn *gc, const char *p)
 		gtp_tp_free(tp);
 		goto malformed;
 	}
+	/* planned now too: a tracepoint without actions gets no other chance */
+	gtp_tp_plan(tp);
 	gtp_tp_insert(tp);
 	gtp_reply(gc, "OK");
 	return;

@@ -131,6 +131,26 @@ static void test_verifier_refusal_explained(void **state)
 }
 
 /*
+ * A tracepoint without actions is planned when defined: its frames are
+ * the header alone, of fixed size, written on the lean path (tp->lean);
+ * with 'collect $regs' they are the header and one R block.
+ */
+static void test_plan_without_actions(void **state)
+{
+	struct gtp_tp *tp;
+
+	assert_string_equal(ask("QTDP:5:" ADDR16 ":E:0:0"), "OK");
+	tp = gtp_tp_find(5, ADDR);
+	assert_int_equal(tp->frame_len, GTP_FRAME_HDR);
+	assert_true(tp->lean);
+	assert_string_equal(ask("QTDP:-5:" ADDR16 ":R1ffff"), "OK");
+	assert_int_equal(tp->frame_len, GTP_FRAME_HDR + 1 + GTP_G_SIZE);
+	assert_true(tp->lean);
+	assert_string_equal(ask("QTDP:-5:" ADDR16 ":M-1,0,8"), "OK");
+	assert_false(tp->lean);
+}
+
+/*
  * An M length near 2^64 used to wrap gtp_tp_min_frame_len(),
  * so QTStart's size check passed.  Such a length is refused at QTDP, and
  * the frame-length bound saturates rather than wraps.
@@ -1015,6 +1035,7 @@ int main(void)
 		T(test_while_stepping_refused),
 		T(test_verifier_refusal_explained),
 		T(test_huge_mem_length_refused),
+		T(test_plan_without_actions),
 		T(test_two_conditions_refused),
 		T(test_malformed_refused),
 		T(test_limits),
