@@ -67,6 +67,15 @@ def answered(out):
 TRIP = (r"cpu budget: tracepoint 1 %s at \d+\.\d{3} s: (\d+)%% of CPU \d+ "
         r"\(budget 5%%\)")
 
+def check_disabled(out, kind):
+    """Tracepoint 1, attached as @kind, was disabled by the budget; 2
+    went on collecting; 1's frames from before the trip are kept."""
+    expect(out, r"^1 0x[0-9a-f]+ %s$" % kind)
+    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    assert int(m.group(1)) >= 5, m.group(0)
+    expect(out, r"^=tp2 frame \d+$")
+    expect(out, r"^=tp1 frame 0$")
+
 @leaves_target_clean
 def test_budget_disables_the_hot_tracepoint():
     out = run(stop=False)
@@ -87,11 +96,7 @@ def test_budget_disables_a_direct_trampoline():
     (always true): the tracepoint is vfs_read's own trampoline
     (ftrace_direct.c), and its true hits are timed as an ops' are."""
     out = run(stop=False, cond=" if $rdi != 0")
-    expect(out, r"^1 0x[0-9a-f]+ direct$")
-    m = expect(out, r"Trace notes: " + TRIP % "disabled")
-    assert int(m.group(1)) >= 5, m.group(0)
-    expect(out, r"^=tp2 frame \d+$")
-    expect(out, r"^=tp1 frame 0$")
+    check_disabled(out, "direct")
 
 @leaves_target_clean
 def test_budget_disables_a_jit_kprobe():
@@ -103,11 +108,7 @@ def test_budget_disables_a_jit_kprobe():
         out = run(stop=False, cond=" if $rdi != 0")
     finally:
         param("entry_ftrace", "1")
-    expect(out, r"^1 0x[0-9a-f]+ kprobe-jit$")
-    m = expect(out, r"Trace notes: " + TRIP % "disabled")
-    assert int(m.group(1)) >= 5, m.group(0)
-    expect(out, r"^=tp2 frame \d+$")
-    expect(out, r"^=tp1 frame 0$")
+    check_disabled(out, "kprobe-jit")
 
 @leaves_target_clean
 def test_budget_disables_a_static_jit_probe():
@@ -121,11 +122,7 @@ def test_budget_disables_a_static_jit_probe():
     out = gdb_script(GDB_HEAD + body % {"stop": "", "workload": WORKLOAD % 300000},
                      timeout=600)
     expect_not(out, SCRIPT_BUGS)
-    expect(out, r"^1 0x[0-9a-f]+ static-jit$")
-    m = expect(out, r"Trace notes: " + TRIP % "disabled")
-    assert int(m.group(1)) >= 5, m.group(0)
-    expect(out, r"^=tp2 frame \d+$")
-    expect(out, r"^=tp1 frame 0$")
+    check_disabled(out, "static-jit")
 
 @leaves_target_clean
 def test_budget_stops_the_trace_when_asked():

@@ -18,6 +18,16 @@ from gtplib import (GDB_HEAD, expect, expect_not, frames_collected, gdb_script,
 BAD = (r"Fatal signal|internal-error|Remote connection closed|Bogus|"
        r"Malformed|Remote failure|Traceback")
 
+# A run: how each is attached, whether ftrace has a direct call on the
+# function, eight calls.
+RUN = """tstart
+shell cat /sys/module/gtptrace/parameters/attached
+shell grep gtp_test_function /sys/kernel/tracing/enabled_functions || echo not-ftraced
+shell echo 8 > /proc/gtp_test
+tstop
+tstatus
+"""
+
 # calls k = 1..8 are (k, k - 1): 2k + 3(k - 1) > 20 from k = 5 on.  The
 # word at $rsp is the function's return address (into gtp_test's loop):
 # the stack as the function got it, not one call deeper.
@@ -26,13 +36,7 @@ actions
 collect $regs
 collect *(unsigned long *)$rsp
 end
-tstart
-shell cat /sys/module/gtptrace/parameters/attached
-shell grep gtp_test_function /sys/kernel/tracing/enabled_functions || echo not-ftraced
-shell echo 8 > /proc/gtp_test
-tstop
-tstatus
-set $i = 0
+""" + RUN + """set $i = 0
 while $i < 4
   tfind $i
   printf "=f= rdi %d rsi %d pc+%d\\n", $rdi, $rsi, (long)$pc - (long)gtp_test_function
@@ -115,13 +119,7 @@ actions
 collect $regs
 end
 THIRD
-tstart
-shell cat /sys/module/gtptrace/parameters/attached
-shell grep gtp_test_function /sys/kernel/tracing/enabled_functions || echo not-ftraced
-shell echo 8 > /proc/gtp_test
-tstop
-tstatus
-set $i = 0
+""" + RUN + """set $i = 0
 while $i < 8
   tfind $i
   printf "=t= tp %d rdi %d rsi %d\\n", $tracepoint, $rdi, $rsi
