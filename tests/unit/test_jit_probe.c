@@ -189,24 +189,51 @@ static const struct {
 	{ "~counter1 & counter2", "260005162012162026000416200f27" },
 };
 
-static void test_gdb_conditions(void **state)
+/* How a test makes its probes, and checks one against the interpreter. */
+typedef struct ax_jit_probe (*make_fn)(struct ax_prog *prog);
+typedef void (*check_fn)(struct ax_prog *prog, const struct ax_jit_probe *p,
+			 const char *what, int rounds);
+
+/* @prog (consumed) as a probe @make makes, checked by @check. */
+static void check_one(struct ax_prog *prog, const char *what, make_fn make,
+		      check_fn check, int rounds)
+{
+	struct ax_jit_probe p = make(prog);
+
+	check(prog, &p, what, rounds);
+	ax_jit_probe_free(&p);
+	assert_null(p.entry);
+	ax_prog_free(prog);
+}
+
+static void check_gdb_conds(make_fn make, check_fn check, int rounds)
 {
 	unsigned int k;
 
 	for (k = 0; k < sizeof(gdb_conds) / sizeof(gdb_conds[0]); k++) {
 		u8 code[AX_MAX_CODE + 16];
-		struct ax_jit_probe p;
 		struct ax_prog *prog;
 
 		prog = ax_test_verify(code, ax_test_hex(gdb_conds[k].hex, code,
 							sizeof(code)),
 				      true, gdb_conds[k].expr);
-		p = probe_of(prog);
-		check_agrees(prog, &p, gdb_conds[k].expr, 4000);
-		ax_jit_probe_free(&p);
-		assert_null(p.entry);
-		ax_prog_free(prog);
+		check_one(prog, gdb_conds[k].expr, make, check, rounds);
 	}
+}
+
+static void check_progs(const char *const *progs, unsigned int n,
+			make_fn make, check_fn check, int rounds)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		check_one(ax_test_prog(progs[k], true), progs[k], make, check,
+			  rounds);
+}
+
+static void test_gdb_conditions(void **state)
+{
+	check_gdb_conds(probe_of, check_agrees, 4000);
 }
 
 /* Every register a probe may read, and every slot it computes in. */
@@ -219,16 +246,9 @@ static void test_registers(void **state)
 		"reg 3 dup mul const8 3 bit_and reg 5 const8 1 bit_and equal end",
 		"reg 4 const8 7 lsh const8 61 rsh_unsigned reg 5 ext 12 less_signed end",
 	};
-	unsigned int k;
 
-	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
-		struct ax_prog *prog = ax_test_prog(progs[k], true);
-		struct ax_jit_probe p = probe_of(prog);
-
-		check_agrees(prog, &p, progs[k], 4000);
-		ax_jit_probe_free(&p);
-		ax_prog_free(prog);
-	}
+	check_progs(progs, sizeof(progs) / sizeof(progs[0]), probe_of,
+		    check_agrees, 4000);
 }
 
 /* What a probe cannot decide on its own registers: -EINVAL, nothing built. */
@@ -463,29 +483,10 @@ static void test_pt_regs(void **state)
 		"reg 10 reg 3 mul reg 5 bit_xor const8 0 less_signed end",
 		"reg 4 reg 5 reg 1 add add const8 0 less_signed end",
 	};
-	unsigned int k;
 
-	for (k = 0; k < sizeof(gdb_conds) / sizeof(gdb_conds[0]); k++) {
-		u8 code[AX_MAX_CODE + 16];
-		struct ax_jit_probe p;
-		struct ax_prog *prog;
-
-		prog = ax_test_verify(code, ax_test_hex(gdb_conds[k].hex, code,
-							sizeof(code)),
-				      true, gdb_conds[k].expr);
-		p = pt_probe_of(prog);
-		check_pt_agrees(prog, &p, gdb_conds[k].expr, 2000);
-		ax_jit_probe_free(&p);
-		ax_prog_free(prog);
-	}
-	for (k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
-		struct ax_prog *prog = ax_test_prog(progs[k], true);
-		struct ax_jit_probe p = pt_probe_of(prog);
-
-		check_pt_agrees(prog, &p, progs[k], 2000);
-		ax_jit_probe_free(&p);
-		ax_prog_free(prog);
-	}
+	check_gdb_conds(pt_probe_of, check_pt_agrees, 2000);
+	check_progs(progs, sizeof(progs) / sizeof(progs[0]), pt_probe_of,
+		    check_pt_agrees, 2000);
 }
 
 /*
