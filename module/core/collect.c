@@ -31,12 +31,6 @@ static void note_error(struct gtp_tp *tp, struct ax_env *env)
 	WRITE_ONCE(tp->last_err, env->err);
 }
 
-/* An R block for the general path, out of line: the lean path inlines it. */
-static noinline void regs_block(const struct pt_regs *regs, u64 pc, u8 *out)
-{
-	gtp_regs_to_g(regs, pc, out);
-}
-
 static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		       struct ax_env *env, struct gtp_fbuild *fb)
 {
@@ -49,7 +43,7 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		b = gtp_fb_room(fb, 1 + GTP_G_SIZE);
 		if (b) {
 			b[0] = 'R';
-			regs_block(regs, tp->addr, b + 1);
+			gtp_regs_to_g(regs, tp->addr, b + 1);
 		}
 		break;
 	case GTP_ACT_MEM:
@@ -100,21 +94,6 @@ static void store_failed(struct gtp_tp *tp, int err)
 	}
 }
 
-/*
- * The store's reserve and commit out of line, for the general path
- * (tp_collect()): inlined there, they cost the hits that write no frame
- * at all (aggregations) a heavier prologue.  The lean path inlines them.
- */
-static noinline void *frame_reserve(struct gtp_frame_slot *slot, u32 len)
-{
-	return gtp_frame_reserve(slot, len);
-}
-
-static noinline void frame_commit(struct gtp_frame_slot *slot)
-{
-	gtp_frame_commit(slot);
-}
-
 /* Copy the frame built in scratch into the store. */
 static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 {
@@ -122,13 +101,13 @@ static bool store_frame(struct gtp_tp *tp, struct gtp_fbuild *fb)
 	u8 *dst;
 
 	put_frame_hdr(tp, fb->buf, fb->len);
-	dst = frame_reserve(&slot, fb->len);
+	dst = gtp_frame_reserve(&slot, fb->len);
 	if (!dst) {
 		store_failed(tp, slot.err);
 		return false;
 	}
 	memcpy(dst, fb->buf, fb->len);
-	frame_commit(&slot);
+	gtp_frame_commit(&slot);
 	atomic_long_add(fb->len, &tp->usage);
 	return true;
 }
@@ -199,7 +178,7 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		return tp_collect_lean(tp, env->regs);
 	hits = atomic_long_add_return(1, &tp->hits);
 	if (len && !tp->agg_only) {
-		dst = frame_reserve(&slot, len);
+		dst = gtp_frame_reserve(&slot, len);
 		if (dst) {
 			fb.buf = dst;
 			fb.cap = len;
@@ -220,7 +199,7 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 		stored = store_frame(tp, &fb);
 	} else if (dst) {
 		put_frame_hdr(tp, dst, len);
-		frame_commit(&slot);
+		gtp_frame_commit(&slot);
 		atomic_long_add(len, &tp->usage);
 		stored = true;
 	} else {
