@@ -769,6 +769,16 @@ static void emit_call_fn(struct jit_ctx *ctx, u8 **pprog, void *fn,
 			return;
 		}
 	}
+	/*
+	 * Out of rel32 reach: only an indirect branch gets there, which a
+	 * kernel that mitigates them must not be given (under IBT its
+	 * target needs an endbr64 the return thunks and sealed functions
+	 * lack; retpolines exist to avoid one).  The host allocates images
+	 * near kernel text (->exec_alloc), so there this is refused, never
+	 * emitted: the interpreter runs instead.
+	 */
+	if (ctx->image && (ctx->endbr || ctx->ret_thunk || ctx->call_depth))
+		ctx->err = -ERANGE;
 	emit_mov_imm(&prog, reg, (u64)(unsigned long)fn);
 	if (!ctx->image)
 		/* pass 0 sizes the worst case: a full movabs */
@@ -1238,7 +1248,7 @@ static int do_pass(struct jit_ctx *ctx)
 	ctx->unit_prev = 0;
 	prog = ctx->temp;
 	emit_prologue(ctx, &prog);
-	err = flush_unit(ctx, prog, &pos);
+	err = ctx->err ?: flush_unit(ctx, prog, &pos);
 	if (err)
 		return err;
 
@@ -1258,7 +1268,7 @@ static int do_pass(struct jit_ctx *ctx)
 				 ctx->prev_stub_addrs[k] : pos;
 		prog = ctx->temp;
 		do_stub(ctx, &prog, &ctx->stubs[k]);
-		err = flush_unit(ctx, prog, &pos);
+		err = ctx->err ?: flush_unit(ctx, prog, &pos);
 		if (err)
 			return err;
 	}
@@ -1437,6 +1447,11 @@ int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,
 		 * over the previous one (a backward branch judged short from a
 		 * shrinking unit), which the next pass corrects.
 		 */
+		if (size == -ERANGE) {
+			err = size;
+			scnprintf(log, logsz, "jit: image out of rel32 reach of what it calls: no indirect branch on this kernel");
+			goto out_free_image;
+		}
 		if (size < 0 || size > out->alloc) {
 			err = size < 0 ? size : -EFAULT;
 			scnprintf(log, logsz, "jit: internal error %d in pass %d",
