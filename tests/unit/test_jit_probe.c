@@ -539,6 +539,125 @@ static void test_pt_regs_shape(void **state)
 	ax_prog_free(prog);
 }
 
+/*
+ * A kprobe's handler on a kernel with IBT, a return thunk and call-depth
+ * tracking (Debian's 6.12 and 7.x), with the host hooks on as the module
+ * sets them there.  The kernel reaches a pre-handler by an indirect call
+ * compiled from C: kprobe_int3_handler() -> p->pre_handler(), which is
+ * aggr_pre_handler() -> kp->pre_handler() for a probe shared or optimized,
+ * and optimized_callback() -> opt_pre_handler() -> kp->pre_handler() on
+ * the optprobe path.  GCC emits 'call __x86_indirect_thunk_rax' for each;
+ * with call-depth tracking apply_retpolines() turns that into a call of
+ * __x86_indirect_call_thunk_rax, which counts the call before it
+ * branches.  So the handler:
+ *
+ *   - starts with endbr64: 'call *%rax' (retpolines off) lands on it;
+ *   - counts nothing (flags without AX_JIT_PROBE_COUNT_CALL): its one
+ *     call was counted by the caller's thunk, and its one return is the
+ *     thunk's (false: its own jmp to the return thunk; true: the hit's,
+ *     compiled C that returns through the kernel's thunk) - one each;
+ *   - has no bare ret, no call, no %gs access, no indirect branch;
+ *   - goes to its hit by a direct 'jmp rel32' (e9): no endbr is checked
+ *     at the target of a direct jump, no call is added to the depth, and
+ *     the hit returns straight to the kprobe code for both of them.
+ */
+static void check_pt_ibt_shape(const struct ax_jit_probe *p, const char *what)
+{
+	int hit_jmps = 0, thunk_jmps = 0;
+	cs_insn *insn;
+	size_t all, n, i;
+	csh h;
+
+	insn = disasm(p, &all, &h);
+	n = all;
+	while (n && insn[n - 1].id == X86_INS_INT3)
+		n--;	/* the padding after the code */
+	if (insn[0].id != X86_INS_ENDBR64)
+		fail_msg("'%s': starts with %s %s, not endbr64", what,
+			 insn[0].mnemonic, insn[0].op_str);
+	for (i = 0; i < n; i++) {
+		const cs_x86 *x = &insn[i].detail->x86;
+		int j;
+
+		if (x->prefix[1] == X86_PREFIX_GS)
+			fail_msg("'%s': %%gs access (call-depth accounting?): %s %s",
+				 what, insn[i].mnemonic, insn[i].op_str);
+		for (j = 0; j < x->op_count; j++) {
+			if (x->operands[j].type == X86_OP_MEM &&
+			    x->operands[j].mem.base != X86_REG_RSI)
+				fail_msg("'%s': memory operand not in the block: %s %s",
+					 what, insn[i].mnemonic,
+					 insn[i].op_str);
+			if ((insn[i].id == X86_INS_JMP ||
+			     insn[i].id == X86_INS_CALL) &&
+			    x->operands[j].type != X86_OP_IMM)
+				fail_msg("'%s': indirect branch: %s %s", what,
+					 insn[i].mnemonic, insn[i].op_str);
+		}
+		if (insn[i].id == X86_INS_RET || insn[i].id == X86_INS_CALL ||
+		    insn[i].id == X86_INS_PUSH ||
+		    (i && insn[i].id == X86_INS_ENDBR64))
+			fail_msg("'%s': %s %s at +%zu", what, insn[i].mnemonic,
+				 insn[i].op_str,
+				 (size_t)(insn[i].address -
+					  (uintptr_t)p->entry));
+		if (jmp_to(&insn[i], pt_hit)) {
+			hit_jmps++;
+			/* jmp rel32, not movabs + jmp *reg */
+			assert_int_equal(insn[i].size, 5);
+			assert_int_equal(insn[i].bytes[0], 0xe9);
+		}
+		if (jmp_to(&insn[i], probe_ret)) {
+			const cs_x86 *y = &insn[i - 1].detail->x86;
+
+			/* false: return 0 through the thunk */
+			thunk_jmps++;
+			if (insn[i - 1].id != X86_INS_XOR ||
+			    y->operands[0].reg != X86_REG_EAX ||
+			    y->operands[1].reg != X86_REG_EAX)
+				fail_msg("'%s': returns without 0: %s %s",
+					 what, insn[i - 1].mnemonic,
+					 insn[i - 1].op_str);
+		}
+	}
+	/* a probe may end the condition on more than one path (&&, ||) */
+	assert_true(hit_jmps >= 1);
+	assert_true(thunk_jmps >= 1);
+	/* and its code ends with a jump: nothing falls off the end */
+	assert_int_equal(insn[n - 1].id, X86_INS_JMP);
+	cs_free(insn, all);
+	cs_close(&h);
+}
+
+static struct ax_jit_probe pt_ibt_probe_of(struct ax_prog *prog)
+{
+	struct ax_jit_probe p = pt_probe_of(prog);
+
+	check_pt_ibt_shape(&p, "pt_regs probe");
+	return p;
+}
+
+static void test_pt_regs_ibt(void **state)
+{
+	static const char *const progs[] = {
+		"reg 0 reg 11 less_unsigned end",		/* rax, r11 */
+		"reg 7 const8 4 rsh_unsigned reg 16 ext 16 less_signed end",
+		"reg 4 reg 5 reg 1 add add const8 0 less_signed end",
+	};
+
+	user_exec_endbr = true;
+	user_exec_return_thunk = (void *)probe_ret;
+	/* the counter is not mapped: an access would fault, not pass */
+	user_exec_call_depth_on = true;
+	user_exec_call_depth_var = 0x20000000;
+	check_gdb_conds(pt_ibt_probe_of, check_pt_agrees, 1000);
+	check_progs(progs, sizeof(progs) / sizeof(progs[0]), pt_ibt_probe_of,
+		    check_pt_agrees, 1000);
+	user_exec_endbr = false;
+	user_exec_return_thunk = NULL;
+	user_exec_call_depth_on = false;
+}
+
 static int setup(void **state)
 {
 	user_exec_near = true;		/* rel32 jumps, as in the kernel */
@@ -555,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_counted_entry),
 		cmocka_unit_test(test_pt_regs),
 		cmocka_unit_test(test_pt_regs_shape),
+		cmocka_unit_test(test_pt_regs_ibt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
