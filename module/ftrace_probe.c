@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftrace_probe.c - attach a tracepoint at a function's entry through ftrace.
+ * ftrace_probe.c - attach a tracepoint at a function's entry through ftrace:
+ * two backends of attach.h, the shared ftrace_ops ("ftrace") and a
+ * function's own trampoline ("direct", ftrace_direct.c), one family of
+ * probes (struct gtp_fprobe) and one hit path.
  *
  * "trace FUNC" gives the function's ftrace location (its __fentry__ call,
  * past endbr64 on IBT kernels).  A kprobe there is itself carried by
@@ -23,11 +26,11 @@
  * One shared ops, not one per tracepoint: registering an ops patches its
  * locations in one batch, and unregistering a dynamically allocated ops
  * waits for RCU-tasks grace periods, which one ops per tracepoint pays
- * once each, serially: minutes for a thousand functions.  Attaching
- * (gtp_fprobe_attach()) only checks that ftrace takes the location and
- * fixes the tracepoint's flavour; gtp_fprobe_arm() then puts every
- * location into its flavour's filter at once and registers each ops,
- * and gtp_fprobe_disarm() unregisters them (one wait each).  The
+ * once each, serially: minutes for a thousand functions.  Adding a
+ * location (fp_add()) only checks that ftrace takes it and fixes the
+ * tracepoint's flavour; ftrace_arm() then puts every location into its
+ * flavour's filter at once and registers each ops, and ftrace_disarm()
+ * unregisters them (one wait each).  The
  * callback finds the ip's tracepoints in a hash table of the ips, built
  * before registering and read-only until the ops is unregistered
  * (gtp_fprobe_cb(); an ops with one tracepoint needs none).  The table
@@ -55,8 +58,7 @@
  * above, and so does one ftrace refuses a trampoline (another direct user
  * on the function: -EBUSY).  entry_direct=0 turns them off.
  *
- * Either way the hit runs the kprobe pre-handler's path
- * (gtp_tp_precheck(), gtp_tp_hit_held() / gtp_tp_hit_undecided()) with
+ * Either way the hit runs the sequence every backend runs (hit.h) with
  * regs->ip = ip + 1, as the kprobe on the same ftrace location shows its
  * handler, so a condition on $pc and the frames are the same whichever
  * carries the tracepoint; the frame's $pc is the tracepoint's address
@@ -98,8 +100,9 @@
 
 #include "kcompat.h"
 #include "gtp_glue.h"
+#include "attach.h"
+#include "hit.h"
 #include "ax_any.h"
-#include "collect.h"
 #include "tsv.h"
 
 static bool entry_ftrace = true;
@@ -113,14 +116,15 @@ MODULE_PARM_DESC(entry_direct, "in a trace with them on at most 8 functions, ent
 #define GTP_FDIRECT_MAX	8	/* functions with a trampoline of their own */
 #define GTP_FDIRECT_ONE_MAX	8	/* tracepoints sharing one */
 
-/* One entry tracepoint carried by ftrace. */
+/* One entry tracepoint carried by ftrace: the ops' or a trampoline's. */
 struct gtp_fprobe {
-	struct gtp_tp *tp;
+	struct gtp_attachment a;
+	struct gtp_tp *tp;	/* a.tp, or a disabled one once leaked */
 	struct gtp_fprobe *same;	/* the next to run on this ip */
 	unsigned long ip;	/* the ftrace location */
 	bool lite;		/* in the ops without SAVE_REGS */
 	bool cond_pc;		/* the condition reads $pc */
-	bool armed;		/* its ops is registered */
+	bool refused;		/* its ops was not registered */
 	bool leaked;		/* its ops could not be unregistered */
 	struct gtp_fdirect *direct;	/* its function's trampoline, or NULL */
 	bool direct_owner;	/* the first on it: detaches it */
@@ -151,19 +155,19 @@ struct gtp_fp_ops {
 	struct gtp_fp_loc slots[];	/* by fp_slot_off() */
 };
 
-/* Under gtp_mutex: what gtp_fprobe_arm() registers, and what it did. */
+/* Under gtp_mutex: both backends' probes, and the ops registered. */
 static struct gtp_fprobe *gtp_fp_attached;	/* newest first */
 static unsigned int gtp_fp_nattached;
 static struct gtp_fp_ops *gtp_fp_ops[2];	/* [fp->lite] */
 
 /*
- * Never registered: gtp_fprobe_attach() asks ftrace whether it takes a
+ * Never registered: fp_add() asks ftrace whether it takes a
  * location by setting this ops' filter to it alone, which costs the same
  * however many locations came before.
  */
 static struct ftrace_ops gtp_fp_check_ops;
 
-/* What a leaked probe's callback sees (gtp_fprobe_disarm()): disabled. */
+/* What a leaked probe's callback sees (fp_ops_destroy()): disabled. */
 static struct gtp_tp gtp_fprobe_dead_tp;
 
 static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
@@ -274,22 +278,17 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 	struct ax_env *env = this_cpu_ptr(&gtp_fp_env);
 	unsigned long saved_ip = live->ip;
 	struct pt_regs *regs = live;
-	u8 *scratch;
 
 	live->ip = fp->ip + sizeof(kprobe_opcode_t);
 	if (precheck)
-		pre = gtp_tp_precheck(tp, live, env);
+		pre = gtp_hit_pre(tp, live, env, false);
 	if (pre == GTP_PRE_FALSE)
 		goto out;
 	/* a trampoline of its own saved every register: none is stale */
 	if (fp->lite && !fp->direct)
 		regs = lite_copy(live);
-	scratch = gtp_fp_scratch +
-		  (size_t)raw_smp_processor_id() * GTP_SCRATCH_SIZE;
-	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
-	else
-		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
+	gtp_hit_rest(tp, regs, env, gtp_hit_scratch(gtp_fp_scratch, 1, 0),
+		     pre);
 out:
 	live->ip = saved_ip;
 }
@@ -305,9 +304,6 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 	struct gtp_tp *tp = READ_ONCE(fp->tp);
 	enum gtp_precheck pre;
 
-	/* gdb's disable while running: the ops stays, the hit does nothing */
-	if (!READ_ONCE(tp->enabled))
-		return;
 	preempt_disable_notrace();
 	if (unlikely(__this_cpu_inc_return(gtp_fp_busy) != 1)) {
 		atomic_long_inc(&fp->missed);
@@ -317,10 +313,8 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 		gtp_fprobe_hit(fp, tp, regs, GTP_PRE_UNKNOWN, true);
 		goto out;
 	}
-	if (held)
-		pre = gtp_tp_precheck_held(tp, regs, this_cpu_ptr(&gtp_fp_env));
-	else
-		pre = gtp_tp_precheck(tp, regs, this_cpu_ptr(&gtp_fp_env));
+	/* gdb's disable while running: the ops stays, the hit does nothing */
+	pre = gtp_hit_pre(tp, regs, this_cpu_ptr(&gtp_fp_env), held);
 	if (pre != GTP_PRE_FALSE)
 		gtp_fprobe_hit(fp, tp, regs, pre, false);
 out:
@@ -486,31 +480,29 @@ unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
 	return filter_location(ops, addr, 0);
 }
 
-/**
- * gtp_fprobe_attach - carry @tp (an entry tracepoint) by ftrace if it can
- * @tp: enabled or not; not a return probe, not static
- *
- * Nothing runs until gtp_fprobe_arm(), which may still fail: then
- * gtp_fprobe_armed() says false, and the caller detaches and uses a kprobe.
- *
- * Return: the probe, or NULL when ftrace cannot take it (not an ftrace
- * location, entry_ftrace=0): the caller then uses a kprobe, which says
- * why if it fails too.
+/*
+ * @tp (an entry tracepoint) as a probe of @be's, if ftrace takes its
+ * location; NULL when it does not (not an ftrace location,
+ * entry_ftrace=0): a later backend (the kprobe) gets it, and says why
+ * if it fails too.  Nothing runs until the backend arms.
  */
-struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
+static struct gtp_attachment *fp_add(struct gtp_conn *gc, struct gtp_tp *tp)
 {
 	unsigned long ip;
 	struct gtp_fprobe *fp;
 
 	lockdep_assert_held(&gtp_mutex);
-	if (!READ_ONCE(entry_ftrace) || !gtp_fp_scratch)
+	if (tp->is_static || tp->at_return || !READ_ONCE(entry_ftrace) ||
+	    !gtp_fp_scratch)
 		return NULL;
 	ip = filter_location(&gtp_fp_check_ops, (unsigned long)tp->addr, 1);
 	if (!ip)
 		return NULL;
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
-	if (!fp)
-		return NULL;
+	if (!fp) {
+		gtp_console(gc, "gtp: out of memory for ftrace probes\n");
+		return ERR_PTR(-ENOMEM);
+	}
 	fp->tp = tp;
 	fp->ip = ip;
 	fp->lite = gtp_fprobe_lite_ok(tp);
@@ -518,7 +510,7 @@ struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp)
 	fp->seq = gtp_fp_nattached++;
 	fp->next = gtp_fp_attached;
 	gtp_fp_attached = fp;
-	return fp;
+	return &fp->a;
 }
 
 /* By ip; on one ip the newest first, as ftrace orders several ops. */
@@ -594,8 +586,6 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 	ret = register_ftrace_function(&fo->ops);
 	if (ret)
 		goto err_filter;
-	for (i = 0; i < n; i++)
-		fps[i]->armed = true;
 	return fo;
 
 err_filter:
@@ -610,12 +600,10 @@ err:
 	return NULL;
 }
 
-/* A condition a trampoline of its own can decide (ax_jit_probe_compile()). */
+/* Added by the direct backend: a trampoline of its own may carry it. */
 static bool direct_candidate(const struct gtp_fprobe *fp)
 {
-	const struct gtp_tp *tp = fp->tp;
-
-	return tp->cond && tp->cond_pure && tp->cond->jit && !fp->cond_pc;
+	return fp->a.be == &gtp_direct_backend;
 }
 
 /* Is @fp the first (newest) attached on its ip? */
@@ -672,23 +660,35 @@ static struct gtp_fdirect *attach_group(struct gtp_fprobe **grp,
 }
 
 /*
- * Trampolines of their own, when at most GTP_FDIRECT_MAX functions could
- * have one; one ftrace or the JIT refuses stays with the shared ops.
+ * The direct backend takes an entry tracepoint whose condition a
+ * trampoline of its own can decide (ax_jit_probe_compile(): pure,
+ * compiled, not reading $pc), entry_direct=1.
  */
-static void fp_arm_direct(void)
+static struct gtp_attachment *direct_add(struct gtp_conn *gc,
+					 struct gtp_tp *tp)
+{
+	if (!READ_ONCE(entry_direct) || !gtp_cond_probe_ok(tp) ||
+	    prog_reads_pc(tp->cond))
+		return NULL;
+	return fp_add(gc, tp);
+}
+
+/*
+ * Trampolines of their own, when at most GTP_FDIRECT_MAX functions could
+ * have one; a location that gets none (ftrace or the JIT refuses it, or
+ * the trace is too large) moves to the shared ops, which arms next.
+ */
+static int direct_arm(struct gtp_conn *gc)
 {
 	struct gtp_fprobe *fp, *grp[GTP_FDIRECT_ONE_MAX];
 	unsigned int n = 0, k, i;
 	struct gtp_fdirect *d;
 	int err;
 
-	if (!READ_ONCE(entry_direct))
-		return;
 	for (fp = gtp_fp_attached; fp; fp = fp->next)
-		if (direct_candidate(fp) && first_on_ip(fp) &&
-		    ++n > GTP_FDIRECT_MAX)
-			return;
-	for (fp = gtp_fp_attached; fp; fp = fp->next) {
+		if (direct_candidate(fp) && first_on_ip(fp))
+			n++;
+	for (fp = gtp_fp_attached; n <= GTP_FDIRECT_MAX && fp; fp = fp->next) {
 		if (!first_on_ip(fp))
 			continue;
 		k = direct_group(fp, grp);
@@ -702,49 +702,60 @@ static void fp_arm_direct(void)
 		}
 		for (i = 0; i < k; i++) {
 			grp[i]->direct = d;
-			grp[i]->armed = true;
 			grp[i]->same = i + 1 < k ? grp[i + 1] : NULL;
 		}
 		grp[0]->direct_owner = true;
 	}
+	for (fp = gtp_fp_attached; fp; fp = fp->next)
+		if (direct_candidate(fp) && !fp->direct)
+			gtp_attach_move(&fp->a, &gtp_ftrace_backend);
+	return 0;
 }
 
-/**
- * gtp_fprobe_arm - register the probes attached since the last disarm
- *
- * One ops per flavour, lite first: ftrace runs the ops registered last
- * first, so on an ip with both a regs tracepoint goes before a lite one.
- * A probe whose ops ftrace refused is not armed (gtp_fprobe_armed()).
+/*
+ * Register the shared ops: one per flavour, lite first: ftrace runs the
+ * ops registered last first, so on an ip with both a regs tracepoint goes
+ * before a lite one.  The locations of an ops ftrace refuses go on to
+ * the kprobe.
  */
-void gtp_fprobe_arm(void)
+static int ftrace_arm(struct gtp_conn *gc)
 {
-	struct gtp_fprobe **fps, *fp;
+	struct gtp_fprobe **fps, *fp, **pp;
+	unsigned int n, i;
 	int lite;
 
-	lockdep_assert_held(&gtp_mutex);
 	if (!gtp_fp_nattached)
-		return;
-	fp_arm_direct();
+		return 0;
 	fps = kvmalloc_array(gtp_fp_nattached, sizeof(*fps), GFP_KERNEL);
-	if (!fps)
-		return;
+	if (!fps) {
+		gtp_console(gc, "gtp: out of memory for ftrace probes\n");
+		return -ENOMEM;
+	}
 	for (lite = 1; lite >= 0; lite--) {
-		unsigned int n = 0;
-
+		n = 0;
 		for (fp = gtp_fp_attached; fp; fp = fp->next)
-			if (fp->lite == lite && !fp->direct)
+			if (fp->lite == lite && fp->a.be == &gtp_ftrace_backend)
 				fps[n++] = fp;
 		if (!n)
 			continue;
 		sort(fps, n, sizeof(*fps), fp_cmp, NULL);
 		gtp_fp_ops[lite] = fp_ops_build(fps, n, lite);
+		if (!gtp_fp_ops[lite])
+			for (i = 0; i < n; i++)
+				fps[i]->refused = true;
 	}
 	kvfree(fps);
-}
-
-bool gtp_fprobe_armed(const struct gtp_fprobe *fp)
-{
-	return fp->armed;
+	/* never registered: they go, and their locations on to the kprobe */
+	for (pp = &gtp_fp_attached; (fp = *pp);) {
+		if (!fp->refused) {
+			pp = &fp->next;
+			continue;
+		}
+		*pp = fp->next;
+		gtp_attach_pass(fp->a.tp);
+		kfree(fp);
+	}
+	return 0;
 }
 
 /*
@@ -785,16 +796,35 @@ static void fp_ops_destroy(struct gtp_fp_ops *fo)
 	kvfree(fo);
 }
 
-/* Detach every probe: then gtp_fprobe_detach() each. */
-void gtp_fprobe_disarm(void)
+/*
+ * Unlink and free the probes of @be, their missed hits counted; a leaked
+ * one stays allocated (fp_ops_destroy()).
+ */
+static void fp_release(const struct gtp_backend *be)
 {
-	struct gtp_fprobe *fp;
-	int lite;
+	struct gtp_fprobe *fp, **pp;
+
+	for (pp = &gtp_fp_attached; (fp = *pp);) {
+		if (fp->a.be != be) {
+			pp = &fp->next;
+			continue;
+		}
+		*pp = fp->next;
+		fp->a.tp->missed = atomic_long_read(&fp->missed);
+		if (!fp->leaked)
+			kfree(fp);
+	}
+	if (!gtp_fp_attached)
+		gtp_fp_nattached = 0;
+}
+
+/* Detach the trampolines: each waits until no CPU is in it. */
+static void direct_disarm(void)
+{
+	struct gtp_fprobe *fp, *o;
 
 	lockdep_assert_held(&gtp_mutex);
 	for (fp = gtp_fp_attached; fp; fp = fp->next) {
-		struct gtp_fprobe *o;
-
 		if (!fp->direct_owner || gtp_fdirect_detach(fp->direct))
 			continue;
 		/* its trampoline may still hand them over: as fp_ops_destroy() */
@@ -804,31 +834,58 @@ void gtp_fprobe_disarm(void)
 		}
 		__module_get(THIS_MODULE);
 	}
+	fp_release(&gtp_direct_backend);
+}
+
+static void ftrace_disarm(void)
+{
+	int lite;
+
+	lockdep_assert_held(&gtp_mutex);
 	for (lite = 0; lite <= 1; lite++) {
 		if (gtp_fp_ops[lite])
 			fp_ops_destroy(gtp_fp_ops[lite]);
 		gtp_fp_ops[lite] = NULL;
 	}
-	gtp_fp_attached = NULL;
-	gtp_fp_nattached = 0;
+	fp_release(&gtp_ftrace_backend);
 }
 
-/* After gtp_fprobe_disarm() (or an arm that refused @fp): its missed hits. */
-u64 gtp_fprobe_detach(struct gtp_fprobe *fp)
+static const char *direct_kind(const struct gtp_attachment *a)
 {
-	u64 missed = atomic_long_read(&fp->missed);
-
-	if (!fp->leaked)
-		kfree(fp);
-	return missed;
+	return "direct";
 }
 
-const char *gtp_fprobe_kind(const struct gtp_fprobe *fp)
+static const char *ftrace_kind(const struct gtp_attachment *a)
 {
-	if (fp->direct)
-		return "direct";
-	return fp->lite ? "ftrace" : "ftrace-regs";
+	return container_of(a, struct gtp_fprobe, a)->lite ? "ftrace" :
+							     "ftrace-regs";
 }
+
+/* ftrace calls both at a function's entry only. */
+static u64 fp_caller(const struct gtp_attachment *a,
+		     const struct pt_regs *regs)
+{
+	return gtp_attach_entry_caller(regs);
+}
+NOKPROBE_SYMBOL(fp_caller);
+
+const struct gtp_backend gtp_direct_backend = {
+	.name		= "direct",
+	.add		= direct_add,
+	.arm		= direct_arm,
+	.disarm		= direct_disarm,
+	.kind		= direct_kind,
+	.caller		= fp_caller,
+};
+
+const struct gtp_backend gtp_ftrace_backend = {
+	.name		= "ftrace",
+	.add		= fp_add,
+	.arm		= ftrace_arm,
+	.disarm		= ftrace_disarm,
+	.kind		= ftrace_kind,
+	.caller		= fp_caller,
+};
 
 int gtp_fprobe_init(void)
 {

@@ -20,31 +20,30 @@ struct pt_regs;
 /* Serialises packet handling, module init/exit and probe (de)registration. */
 extern struct mutex gtp_mutex;
 
-/* kprobe.c: every tracepoint location, static ones through static_arm.c */
+/*
+ * attach.c: every tracepoint location, through the backends of attach.h
+ * (the host's ->arm, ->disarm, ->set_enabled, ->caller, ->kret_ns)
+ */
+int gtp_attach_init(void);
+void gtp_attach_exit(void);
+int gtp_attach_arm(struct gtp_conn *gc);
+void gtp_attach_disarm(void);
+void gtp_attach_set_enabled(struct gtp_tp *tp, bool enabled);
+struct pt_regs *gtp_attach_unwind_regs(const struct gtp_tp *tp,
+				       struct pt_regs *regs);
+u32 gtp_attach_module_user(const struct module *mod);
+u64 gtp_attach_caller(const struct gtp_tp *tp, const struct pt_regs *regs);
+u64 gtp_attach_kret_ns(const struct gtp_tp *tp);
+
+/* kprobe.c: the kprobe backend's per-CPU areas; its refusals in words */
 int gtp_kprobe_init(void);
 void gtp_kprobe_exit(void);
-int gtp_kprobe_arm(struct gtp_conn *gc);
-void gtp_kprobe_disarm(void);
-void gtp_kprobe_set_enabled(struct gtp_tp *tp, bool enabled);
-struct pt_regs *gtp_kprobe_unwind_regs(const struct gtp_tp *tp,
-				       struct pt_regs *regs);
-u32 gtp_kprobe_module_user(const struct module *mod);
-u64 gtp_kprobe_caller(const struct gtp_tp *tp, const struct pt_regs *regs);
-u64 gtp_kprobe_kret_ns(const struct gtp_tp *tp);
+const char *gtp_kprobe_refusal(int err);
 
-/*
- * ftrace_probe.c: a function-entry tracepoint carried by an ftrace_ops of
- * its own (kprobe.c asks first, and falls back to a kprobe on NULL)
- */
+/* ftrace_probe.c: the ftrace backends' per-CPU areas */
 struct gtp_fprobe;
 int gtp_fprobe_init(void);
 void gtp_fprobe_exit(void);
-struct gtp_fprobe *gtp_fprobe_attach(struct gtp_tp *tp);
-void gtp_fprobe_arm(void);
-bool gtp_fprobe_armed(const struct gtp_fprobe *fp);
-void gtp_fprobe_disarm(void);
-u64 gtp_fprobe_detach(struct gtp_fprobe *fp);
-const char *gtp_fprobe_kind(const struct gtp_fprobe *fp);
 /* ftrace_direct.c: an entry tracepoint's own trampoline */
 struct gtp_fdirect;
 struct ax_prog;

@@ -70,7 +70,7 @@ u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
 	       u32 max)
 {
 	unsigned long *store = (unsigned long *)buf;
-	struct pt_regs *from = gtp_kprobe_unwind_regs(tp, regs);
+	struct pt_regs *from = gtp_attach_unwind_regs(tp, regs);
 	struct pt_regs caller;
 	unsigned int n;
 

@@ -281,9 +281,9 @@ static const struct proc_ops gtp_proc_ops = {
 
 /* What the portable core and the JIT get from gtptrace.ko (core/host.h). */
 static const struct gtp_host_ops gtp_kernel_host = {
-	.arm			= gtp_kprobe_arm,
-	.disarm			= gtp_kprobe_disarm,
-	.set_enabled		= gtp_kprobe_set_enabled,
+	.arm			= gtp_attach_arm,
+	.disarm			= gtp_attach_disarm,
+	.set_enabled		= gtp_attach_set_enabled,
 	.jit_enabled		= gtp_jit_enabled,
 	.jit_off_reason		= gtp_jit_off_reason,
 	.exec_alloc		= gtp_exec_alloc,
@@ -296,8 +296,8 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.jit_unpin		= gtp_jit_unpin,
 	.kstack			= gtp_kstack,
 	.entry_reg		= gtp_entry_reg,
-	.caller			= gtp_kprobe_caller,
-	.kret_ns		= gtp_kprobe_kret_ns,
+	.caller			= gtp_attach_caller,
+	.kret_ns		= gtp_attach_kret_ns,
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 
@@ -322,6 +322,12 @@ static int part_packets_init(void)
 static int part_trace_init(void)
 {
 	gtp_trace_init();
+	return 0;
+}
+
+/* The static_debug knob needs nothing until written; exit detaches it. */
+static int part_static_debug_init(void)
+{
 	return 0;
 }
 
@@ -351,8 +357,9 @@ static void part_proc_exit(void)
 /*
  * The module's parts in init order; exit, and a failed init's unwinding,
  * run them backwards.  So the proc files come last and go first: nobody
- * opens one before every part is up.  Every probe stops (static_tp,
- * kprobe) before the tracepoints, frames and JIT images they use go
+ * opens one before every part is up.  Every probe stops (static_debug,
+ * attach) before the markers they are on (static_tp) and the
+ * tracepoints, frames and JIT images they use go
  * (trace), and those before the executable memory (exec).  @locked parts
  * run under gtp_mutex, consecutive ones in one critical section: a
  * module parameter write (static_debug) never finds them half done.
@@ -367,8 +374,10 @@ static const struct gtp_part {
 	{ gtp_exec_init,	gtp_exec_exit,		true },
 	{ part_packets_init,	NULL,			true },
 	{ part_trace_init,	gtp_trace_exit,		true },
-	{ gtp_kprobe_init,	gtp_kprobe_exit,	true },
+	/* markers and their probes, before their users */
 	{ gtp_static_tp_init,	gtp_static_tp_exit,	true },
+	{ gtp_attach_init,	gtp_attach_exit,	true },
+	{ part_static_debug_init, gtp_static_debug_exit, true },
 	/* Outside gtp_mutex: the notifier takes it. */
 	{ gtp_mod_pin_init,	gtp_mod_pin_exit,	false },
 	{ part_stream_init,	gtp_stream_file_exit,	false },

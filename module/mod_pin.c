@@ -6,7 +6,7 @@
  * Everything of gtp that depends on another module's memory pins that
  * module with try_module_get() for as long as it does:
  *  - an armed tracepoint in a module's text, whatever carries it (kprobe,
- *    kretprobe, ftrace_ops; kprobe.c), from QTStart to the disarm;
+ *    kretprobe, ftrace_ops; attach.c), from QTStart to the disarm;
  *  - a static tracepoint on a module's TRACE_EVENT (static_probe.c);
  *  - a JIT image that loads from a module's data directly (jit_direct.c),
  *    until the image is freed.
@@ -120,7 +120,7 @@ struct module *gtp_module_get_data(u64 addr, u32 size)
  * @addr: where the probe goes
  *
  * Return: the module, referenced; NULL when @addr is in no module (or in
- * gtp, which kprobe.c refuses anyway); ERR_PTR(-ENODEV) when its module is
+ * gtp, which attach.c refuses anyway); ERR_PTR(-ENODEV) when its module is
  * still loading or going away.
  */
 struct module *gtp_module_get_code(u64 addr)
@@ -145,10 +145,10 @@ static int module_going(struct notifier_block *nb, unsigned long val,
 	if (val != MODULE_STATE_GOING || !module_refcount(mod))
 		return NOTIFY_DONE;
 	mutex_lock(&gtp_mutex);
-	tpnum = gtp_kprobe_module_user(mod);
+	tpnum = gtp_attach_module_user(mod);
 	if (!tpnum)
 		tpnum = gtp_tps_jit_holder(mod);
-	if (tpnum || gtp_static_module_used(mod)) {
+	if (tpnum) {
 		scnprintf(why, sizeof(why),
 			  "module %s unloaded by force while traced",
 			  mod->name);

@@ -1,96 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * static_arm.c - gdb's static tracepoints at QTStart .. QTStop.
+ * static_arm.c - the static tracepoint backend (attach.h): gdb's static
+ * tracepoints at QTStart .. QTStop.
  *
- * gtp_kprobe_arm() (kprobe.c) calls gtp_static_arm() first: every location
- * of gtp_tps with the 'S' flag, or plain but at a marker address, gets the
- * generic probe (static_probe.c) with gtp_static_tp_hit() as its callback,
- * which hands the hit to the tracepoint code (gtp_tp_precheck(), then
- * gtp_tp_hit_held() or gtp_tp_hit_undecided(), collect.h) exactly as a
- * kprobe hit is handed over: one fast path for both probe kinds.
+ * Every location with the 'S' flag, or plain but at a marker address
+ * (which then becomes a static one), gets the generic probe
+ * (static_probe.c), which runs the hit sequence (hit.h) for it as every
+ * backend does.  A pure condition on the event's arguments is decided
+ * before the rest of the registers are saved, or is the probe itself.
  */
 #define pr_fmt(fmt) "gtp: static: " fmt
 
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include <linux/percpu.h>
-#include <linux/preempt.h>
 
 #include "ax.h"
 #include "jit.h"
-#include "collect.h"
+#include "hit.h"
 #include "tracepoint.h"
 #include "trace.h"
 #include "static_tp.h"
+#include "attach.h"
 #include "gtp_glue.h"
+
+struct gtp_static_tp {
+	struct gtp_attachment a;
+	void *handle;		/* static_probe.c's, once attached */
+	struct gtp_static_tp *next;
+};
+
+/* Under gtp_mutex: added since the last disarm, in gtp_tps order. */
+static struct gtp_static_tp *arm_tps, **arm_tps_tail = &arm_tps;
 
 /*
  * Frames are built in per-CPU scratch space, as for kprobes, but unlike
  * kprobe handlers tracepoint probes nest: an interrupt, an NMI, or a
  * kprobe's int3 can hit a tracepoint while this CPU is inside a hit.  So
  * there is one area per nesting slot (GTP_STATIC_NEST_MAX a CPU): the
- * probe entry (gtp_static_hit()) gives every hit running on a CPU a slot
- * of its own, so the area of the hit's slot is its alone.
+ * probe entry gives every hit running on a CPU a slot of its own, so the
+ * area of the hit's slot is its alone.
  */
 static u8 *arm_scratch;		/* nr_cpu_ids * GTP_STATIC_NEST_MAX areas */
-static void **arm_handles;
-static struct gtp_tp **arm_tps;	/* whose hits arm_handles[i] delivers */
-static u64 *arm_missed;		/* their hits refused, at detach */
-static unsigned int arm_n;
-
-/*
- * The condition's environment, per CPU and nesting slot like the scratch
- * areas, not on the stack, where taking its address costs a
- * stack-protector canary per hit.
- */
-static DEFINE_PER_CPU(struct ax_env [GTP_STATIC_NEST_MAX], arm_env);
-
-/*
- * The same fast path as kprobes (gtp_tp_precheck()): a pure condition is
- * decided before anything else, and a true one is not run again.  One the
- * probe entry decided already (gtp_static_cond_env()) is not run again
- * either: the hit continues its budget, and the CPU budget times one such
- * hit in GTP_BUDGET_EVERY from here, as it times the others from their
- * condition.
- */
-void notrace gtp_static_tp_hit(void *ctx, struct pt_regs *regs)
-{
-	struct gtp_tp *tp = ctx;
-	unsigned int slot = gtp_static_regs(regs)->slot;
-	struct ax_env *held = gtp_static_cond_env(regs);
-	const struct ax_env *pre_env = held;
-	enum gtp_precheck pre = GTP_PRE_HELD;
-	u8 *scratch;
-
-	if (held) {
-		held->t0 = gtp_budget_sample();
-	} else {
-		struct ax_env *env = this_cpu_ptr(arm_env) + slot;
-
-		pre = gtp_tp_precheck(tp, regs, env);
-		if (pre == GTP_PRE_FALSE)
-			return;
-		pre_env = env;
-	}
-	scratch = arm_scratch + ((size_t)smp_processor_id() *
-				 GTP_STATIC_NEST_MAX + slot) * GTP_SCRATCH_SIZE;
-	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, pre_env);
-	else
-		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE,
-				     pre_env);
-}
 
 /*
  * A condition the probe may decide before saving more than the argument
- * registers (gtp_static_attach_cond()): pure, JIT-compiled, and reading
+ * registers (gtp_static_attach_tp()): pure, JIT-compiled, and reading
  * only those registers, no memory, failing in nothing.  Any other goes
  * the full way.
  */
 static u64 (*fast_cond(const struct gtp_tp *tp))(struct ax_env *)
 {
-	if (!tp->cond || !tp->cond_pure || !tp->cond->jit ||
+	if (!gtp_cond_probe_ok(tp) ||
 	    !gtp_cond_reads_only(tp->cond, GTP_STATIC_FAST_REGS))
 		return NULL;
 	return tp->cond->jit;
@@ -133,101 +94,121 @@ static const char *attach_refusal(int err)
 	}
 }
 
-int gtp_static_arm(struct gtp_conn *gc)
+/* A plain tracepoint on a marker is a static one (`trace *ADDR`). */
+static struct gtp_attachment *st_add(struct gtp_conn *gc, struct gtp_tp *tp)
+{
+	struct gtp_static_tp *st;
+
+	if (!tp->is_static && !gtp_static_marker_at(tp->addr))
+		return NULL;
+	tp->is_static = true;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st) {
+		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
+		return ERR_PTR(-ENOMEM);
+	}
+	*arm_tps_tail = st;
+	arm_tps_tail = &st->next;
+	return &st->a;
+}
+
+static int st_arm(struct gtp_conn *gc)
 {
 	struct ax_jit_probe probe;
-	unsigned int n = 0;
-	struct gtp_tp *tp;
+	struct gtp_static_tp *st;
 	int ret;
 
-	lockdep_assert_held(&gtp_mutex);
-	if (WARN_ON_ONCE(arm_n))
-		return -EBUSY;
-	for (tp = gtp_tps; tp; tp = tp->next) {
-		/* A plain tracepoint on a marker is a static one (`trace *ADDR`). */
-		if (!tp->is_static && gtp_static_marker_at(tp->addr))
-			tp->is_static = true;
-		n += tp->is_static;
-	}
-	if (!n)
+	if (!arm_tps)
 		return 0;
-	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
-	arm_tps = kcalloc(n, sizeof(*arm_tps), GFP_KERNEL);
-	arm_missed = kcalloc(n, sizeof(*arm_missed), GFP_KERNEL);
 	arm_scratch = vmalloc(array3_size(nr_cpu_ids, GTP_STATIC_NEST_MAX,
 					  GTP_SCRATCH_SIZE));
-	if (!arm_handles || !arm_tps || !arm_missed || !arm_scratch) {
+	if (!arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
-		ret = -ENOMEM;
-		goto disarm;
+		return -ENOMEM;
 	}
-	for (tp = gtp_tps; tp; tp = tp->next) {
-		if (!tp->is_static)
-			continue;
+	for (st = arm_tps; st; st = st->next) {
+		struct gtp_tp *tp = st->a.tp;
+
 		probe = jit_probe(tp);
-		ret = gtp_static_attach_cond(tp->addr, gtp_static_tp_hit, tp,
-					     fast_cond(tp), &probe,
-					     tp->cond ? tp->cond->ninsns : 0,
-					     &arm_handles[arm_n]);
+		ret = gtp_static_attach_tp(tp->addr, tp, arm_scratch,
+					   fast_cond(tp), &probe,
+					   tp->cond ? tp->cond->ninsns : 0,
+					   &st->handle);
 		if (ret) {
 			gtp_console(gc, "gtp: static tracepoint %u at 0x%llx: %s (error %d)\n",
 				    tp->num, (unsigned long long)tp->addr,
 				    attach_refusal(ret), ret);
-			goto disarm;
+			return ret;
 		}
-		arm_tps[arm_n++] = tp;
 	}
 	return 0;
-
-disarm:
-	gtp_static_disarm();
-	return ret;
 }
 
-bool gtp_static_module_used(const struct module *mod)
+static void st_disarm(void)
 {
-	unsigned int i;
+	struct gtp_static_tp *st, *next;
+	unsigned int n = 0, i = 0;
+	void **handles;
+	u64 *missed;
 
-	lockdep_assert_held(&gtp_mutex);
-	for (i = 0; i < arm_n; i++)
-		if (gtp_static_handle_module(arm_handles[i]) == mod)
-			return true;
-	return false;
-}
-
-void gtp_static_disarm(void)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&gtp_mutex);
-	gtp_static_detach_many(arm_handles, arm_n, arm_missed);
-	for (i = 0; i < arm_n; i++)
-		arm_tps[i]->missed = arm_missed[i];
-	arm_n = 0;
-	kfree(arm_handles);
-	arm_handles = NULL;
-	kfree(arm_tps);
+	for (st = arm_tps; st; st = st->next)
+		n++;
+	handles = kcalloc(n, sizeof(*handles), GFP_KERNEL);
+	missed = kcalloc(n, sizeof(*missed), GFP_KERNEL);
+	if (handles && missed) {
+		/* one grace period for all of them */
+		for (st = arm_tps; st; st = st->next)
+			handles[i++] = st->handle;
+		gtp_static_detach_many(handles, n, missed);
+	} else {
+		for (st = arm_tps; st; st = st->next)
+			if (st->handle)
+				gtp_static_detach(st->handle);
+	}
+	for (st = arm_tps, i = 0; st; st = next, i++) {
+		next = st->next;
+		if (handles && missed)
+			st->a.tp->missed = missed[i];
+		kfree(st);
+	}
 	arm_tps = NULL;
-	kfree(arm_missed);
-	arm_missed = NULL;
+	arm_tps_tail = &arm_tps;
+	kfree(handles);
+	kfree(missed);
 	vfree(arm_scratch);
 	arm_scratch = NULL;
 }
 
-const char *gtp_static_tp_kind(const struct gtp_tp *tp)
+static const char *st_kind(const struct gtp_attachment *a)
 {
-	unsigned int i;
+	const struct gtp_static_tp *st = container_of(a, struct gtp_static_tp,
+						      a);
 
-	lockdep_assert_held(&gtp_mutex);
-	for (i = 0; i < arm_n; i++)
-		if (arm_tps[i] == tp)
-			return gtp_static_handle_jit(arm_handles[i]) ?
-			       "static-jit" : "static";
-	return "static";
+	return st->handle && gtp_static_handle_jit(st->handle) ?
+	       "static-jit" : "static";
 }
 
-bool gtp_static_armed(void)
+static struct module *st_module(const struct gtp_attachment *a)
 {
-	lockdep_assert_held(&gtp_mutex);
-	return arm_n;
+	const struct gtp_static_tp *st = container_of(a, struct gtp_static_tp,
+						      a);
+
+	return st->handle ? gtp_static_handle_module(st->handle) : NULL;
 }
+
+/* An event's caller and stack are kstack.c's to find, from its registers. */
+static struct pt_regs *st_unwind_regs(const struct gtp_attachment *a,
+				      struct pt_regs *regs)
+{
+	return NULL;
+}
+
+const struct gtp_backend gtp_static_backend = {
+	.name		= "static",
+	.add		= st_add,
+	.arm		= st_arm,
+	.disarm		= st_disarm,
+	.kind		= st_kind,
+	.module		= st_module,
+	.unwind_regs	= st_unwind_regs,
+};

@@ -17,8 +17,11 @@
  * tracepoint cannot vanish under a probe; gtptrace.ko itself detaches
  * everything in its exit path before its code goes away.
  *
- * Users: gtp's static tracepoints (static_arm.c) and the static_debug
- * knob (static_debug.c).
+ * Users: gtp's static tracepoints (static_arm.c, a backend of attach.h),
+ * whose hits this file runs through the hit sequence (hit.h) itself, and
+ * the static_debug knob (static_debug.c), whose callback it calls.  It
+ * calls neither by name: each detaches what it attached before this file
+ * goes (gtp_static_probe_exit()).
  */
 #define pr_fmt(fmt) "gtp: static: " fmt
 
@@ -31,6 +34,7 @@
 
 #include "ax.h"
 #include "jit.h"
+#include "hit.h"
 #include "nest.h"
 #include "static_tp.h"
 #include "gtp_glue.h"
@@ -41,8 +45,10 @@ struct gtp_static_att {
 	struct gtp_marker *m;
 	u64 addr;
 	u32 nargs;
-	void (*hit)(void *ctx, struct pt_regs *regs);
+	void (*hit)(void *ctx, struct pt_regs *regs);	/* or: */
 	void *ctx;
+	struct gtp_tp *tp;		/* a tracepoint's hit sequence */
+	u8 *scratch;			/* ... its frames' per-CPU areas */
 	u64 (*cond)(struct ax_env *env);	/* gtp_static_entry_fast */
 	struct ax_jit_probe probe;	/* cond as the probe, or none */
 	u32 cond_steps;			/* what deciding cond charged */
@@ -67,6 +73,35 @@ void gtp_static_held_env(struct gtp_static_regs *sr);
  * GTP_STATIC_NEST_MAX are refused and counted in att->missed.
  */
 static DEFINE_PER_CPU(struct gtp_nest, gtp_static_nest);
+
+/*
+ * A tracepoint's condition environment, per CPU and nesting slot like
+ * the scratch areas, not on the stack, where taking its address costs a
+ * stack-protector canary per hit.
+ */
+static DEFINE_PER_CPU(struct ax_env [GTP_STATIC_NEST_MAX], gtp_static_env);
+
+/*
+ * A tracepoint's hit, as every backend runs it: a pure condition is
+ * decided first, unless the probe entry decided it already (held, in
+ * the environment after @sr): then the CPU budget times one such hit in
+ * GTP_BUDGET_EVERY from here, as it times the others from their
+ * condition, and the hit continues that environment's step budget.
+ */
+static __always_inline void tp_hit(const struct gtp_static_att *att,
+				   struct gtp_static_regs *sr, int slot)
+{
+	struct ax_env *env = sr->cond_held ? (struct ax_env *)(sr + 1) :
+			     this_cpu_ptr(gtp_static_env) + slot;
+	enum gtp_precheck pre;
+
+	pre = gtp_hit_pre(att->tp, &sr->regs, env, sr->cond_held);
+	if (pre == GTP_PRE_FALSE)
+		return;
+	gtp_hit_rest(att->tp, &sr->regs, env,
+		     gtp_hit_scratch(att->scratch, GTP_STATIC_NEST_MAX, slot),
+		     pre);
+}
 
 /*
  * The trampoline's C half: complete the register block and call the hit.
@@ -101,9 +136,9 @@ void notrace gtp_static_hit(struct gtp_static_regs *sr)
 	 * a condition, which held
 	 */
 	sr->cond_held = att->cond != NULL;
-	/* gdb's tracepoints: a direct call, no retpoline on the hot path */
-	if (likely(att->hit == gtp_static_tp_hit))
-		gtp_static_tp_hit(att->ctx, &sr->regs);
+	/* gdb's tracepoints: inline, no retpoline on the hot path */
+	if (likely(att->tp))
+		tp_hit(att, sr, slot);
 	else
 		att->hit(att->ctx, &sr->regs);
 	gtp_nest_exit(nest, prev);
@@ -128,7 +163,7 @@ static __always_inline struct ax_env *cond_env(struct gtp_static_regs *sr,
 	env->steps = steps;
 	env->faults = 0;
 	env->err = 0;
-	env->t0 = 0;	/* gtp_static_tp_hit() samples the CPU budget */
+	env->t0 = 0;	/* tp_hit() samples the CPU budget */
 	return env;
 }
 
@@ -150,13 +185,6 @@ void notrace gtp_static_held_env(struct gtp_static_regs *sr)
 	const struct gtp_static_att *att = (void *)sr->regs.di;
 
 	cond_env(sr, AX_STEP_BUDGET - att->cond_steps);
-}
-
-struct ax_env *gtp_static_cond_env(struct pt_regs *regs)
-{
-	struct gtp_static_regs *sr = (struct gtp_static_regs *)regs;
-
-	return sr->cond_held ? (struct ax_env *)(sr + 1) : NULL;
 }
 
 static void *entry_of(const struct gtp_static_att *att)
@@ -183,32 +211,49 @@ static void check_layout(void)
 		     240);
 }
 
+static int attach(struct gtp_static_att *att, u64 addr,
+		  u64 (*cond)(struct ax_env *env), struct ax_jit_probe *probe,
+		  u32 cond_steps, void **handle);
+
 int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 		      void *ctx, void **handle)
 {
-	return gtp_static_attach_cond(addr, hit, ctx, NULL, NULL, 0, handle);
+	struct gtp_static_att *att = kzalloc(sizeof(*att), GFP_KERNEL);
+
+	if (!att)
+		return -ENOMEM;
+	att->hit = hit;
+	att->ctx = ctx;
+	return attach(att, addr, NULL, NULL, 0, handle);
 }
 
-int gtp_static_attach_cond(u64 addr,
-			   void (*hit)(void *ctx, struct pt_regs *regs),
-			   void *ctx, u64 (*cond)(struct ax_env *env),
-			   struct ax_jit_probe *probe, u32 cond_steps,
-			   void **handle)
+int gtp_static_attach_tp(u64 addr, struct gtp_tp *tp, u8 *scratch,
+			 u64 (*cond)(struct ax_env *env),
+			 struct ax_jit_probe *probe, u32 cond_steps,
+			 void **handle)
 {
-	struct gtp_static_att *att;
-	struct gtp_marker *m;
-	int ret;
+	struct gtp_static_att *att = kzalloc(sizeof(*att), GFP_KERNEL);
 
-	check_layout();
-	att = kzalloc(sizeof(*att), GFP_KERNEL);
 	if (!att) {
 		if (probe)
 			ax_jit_probe_free(probe);
 		return -ENOMEM;
 	}
+	att->tp = tp;
+	att->scratch = scratch;
+	return attach(att, addr, cond, probe, cond_steps, handle);
+}
+
+/* Takes @att, which is freed on failure. */
+static int attach(struct gtp_static_att *att, u64 addr,
+		  u64 (*cond)(struct ax_env *env), struct ax_jit_probe *probe,
+		  u32 cond_steps, void **handle)
+{
+	struct gtp_marker *m;
+	int ret;
+
+	check_layout();
 	att->addr = addr;
-	att->hit = hit;
-	att->ctx = ctx;
 	att->cond = cond;
 	if (probe && cond)
 		swap(att->probe, *probe);
@@ -322,15 +367,17 @@ unsigned int gtp_static_nr_attached(void)
 	return n;
 }
 
-/* gtp_static_tp_exit(): nothing may stay registered once we are gone. */
+/*
+ * gtp_static_tp_exit(): nothing may stay registered once we are gone.
+ * The users detached theirs already (main.c exits them first): anything
+ * left is a bug, said in the log and undone.
+ */
 void gtp_static_probe_exit(void)
 {
 	struct gtp_static_att *att, *tmp;
 	LIST_HEAD(dead);
 
 	lockdep_assert_held(&gtp_mutex);
-	gtp_static_debug_exit();
-	gtp_static_disarm();
 	mutex_lock(&gtp_static_mutex);
 	list_for_each_entry_safe(att, tmp, &all_atts, list) {
 		unregister_att(att);

@@ -14,10 +14,9 @@
  * tracepoint's context (preemption off, may not sleep) with a pt_regs that
  * is really a struct gtp_static_regs (core/static_data.h).
  *
- * The trace run code arms the static tracepoints of gtp_tps at QTStart
- * (gtp_static_arm(), from gtp_kprobe_arm()) and disarms them with the
- * kprobes; QTinit/QTStart also drive the qTSTMat gating, whose hooks are in
- * core/static_data.h.
+ * Static tracepoints of gdb's trace are one backend of attach.h
+ * (static_arm.c); QTinit/QTStart also drive the qTSTMat gating, whose
+ * hooks are in core/static_data.h.
  */
 #ifndef GTP_STATIC_TP_H
 #define GTP_STATIC_TP_H
@@ -75,22 +74,24 @@ int gtp_static_attach(u64 addr, void (*hit)(void *ctx, struct pt_regs *regs),
 struct ax_env;
 struct ax_jit_probe;
 /*
- * The same, with @cond (a JIT-compiled condition that reads only rax,
- * rcx, rdx, rsi, rdi, r8..r11, no memory, and cannot fail:
- * GTP_STATIC_FAST_REGS, gtp_cond_reads_only()) decided before the rest of
- * the registers are saved: a false one returns at once, without @hit.
- * @probe, if not NULL and not empty, is @cond compiled as the probe
- * itself (ax_jit_probe_compile() with gtp_static_entry_held as its hit),
- * which the tracepoint then calls: it decides @cond in the registers it
- * was passed, saving none.  The attachment owns it from here on, attached
- * or not (freed after detach, or on failure).  @cond_steps is what
- * deciding @cond charges the hit's step budget (its insns).
+ * gdb's tracepoint @tp on marker @addr: the probe runs @tp's hit sequence
+ * (hit.h) itself, building frames in @scratch (nr_cpu_ids *
+ * GTP_STATIC_NEST_MAX areas of GTP_SCRATCH_SIZE, by CPU and nesting
+ * slot).  @cond, if not NULL (a JIT-compiled condition that reads only
+ * rax, rcx, rdx, rsi, rdi, r8..r11, no memory, and cannot fail:
+ * GTP_STATIC_FAST_REGS, gtp_cond_reads_only()), is decided before the
+ * rest of the registers are saved: a false one returns at once.  @probe,
+ * if not NULL and not empty, is @cond compiled as the probe itself
+ * (ax_jit_probe_compile() with gtp_static_entry_held as its hit), which
+ * the tracepoint then calls: it decides @cond in the registers it was
+ * passed, saving none.  The attachment owns it from here on, attached or
+ * not (freed after detach, or on failure).  @cond_steps is what deciding
+ * @cond charges the hit's step budget (its insns).
  */
-int gtp_static_attach_cond(u64 addr,
-			   void (*hit)(void *ctx, struct pt_regs *regs),
-			   void *ctx, u64 (*cond)(struct ax_env *env),
-			   struct ax_jit_probe *probe, u32 cond_steps,
-			   void **handle);
+int gtp_static_attach_tp(u64 addr, struct gtp_tp *tp, u8 *scratch,
+			 u64 (*cond)(struct ax_env *env),
+			 struct ax_jit_probe *probe, u32 cond_steps,
+			 void **handle);
 /* static_tp_entry.S: where a JIT'd probe jumps when its condition holds */
 void gtp_static_entry_held(void);
 /* Is @handle's probe the JIT'd condition (static-jit in `attached`)? */
@@ -116,19 +117,6 @@ int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
 			    size_t size);
 
 /*
- * Attach every static tracepoint location of gtp_tps: those with the 'S'
- * flag and plain ones at a marker address (which get ->is_static set).
- * All or nothing; on failure gdb's console says why.  Under gtp_mutex.
- */
-int gtp_static_arm(struct gtp_conn *gc);
-/* Detach them; on return no hit of theirs is running. */
-void gtp_static_disarm(void);
-/* Are the static tracepoints of the trace attached?  Under gtp_mutex. */
-bool gtp_static_armed(void);
-/* How armed @tp is attached: "static-jit" or "static".  Under gtp_mutex. */
-const char *gtp_static_tp_kind(const struct gtp_tp *tp);
-
-/*
  * Hits that may run nested on one CPU (core/nest.h): task, softirq,
  * hardirq and NMI, or an int3's NMI context in place of one of them.  The
  * probe entry gives each running hit its own slot below this
@@ -137,24 +125,12 @@ const char *gtp_static_tp_kind(const struct gtp_tp *tp);
  */
 #define GTP_STATIC_NEST_MAX	4
 
-/*
- * The environment of the condition gtp_static_attach_cond() decided for
- * this hit, which held (its steps are the hit's budget so far), or NULL.
- * It is the hit's own (in its register area).
- */
-struct ax_env *gtp_static_cond_env(struct pt_regs *regs);
-
-/* static_arm.c: the hit callback of armed tracepoints (ctx: their slot). */
-void gtp_static_tp_hit(void *ctx, struct pt_regs *regs);
-
 /* Static probes registered right now (all users). */
 unsigned int gtp_static_nr_attached(void);
 
 void gtp_static_debug_exit(void);
 /* mod_pin.c: @mod is forced out; the knob lets go of it */
 void gtp_static_debug_going(const struct module *mod);
-/* Is a static tracepoint of the armed trace on @mod's TRACE_EVENT? */
-bool gtp_static_module_used(const struct module *mod);
 /* The module whose tracepoint @handle is attached to (NULL: vmlinux). */
 struct module *gtp_static_handle_module(void *handle);
 void gtp_static_probe_exit(void);

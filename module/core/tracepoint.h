@@ -76,7 +76,7 @@ struct gtp_tp {
 				 * host's disarm (a kprobe fired inside another
 				 * handler, a return with no free instance) */
 
-	void *probe;		/* owned by the host (kprobe) */
+	void *probe;		/* owned by the host: how it is attached */
 	u64 entry_key;		/* owned by the host: whose entry registers
 				 * @reads_entry reads (0: none recorded) */
 };

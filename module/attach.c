@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attach.c - QTStart's attach and QTStop's detach of every location,
+ * through the backends of attach.h.
+ *
+ * Arming is all or nothing: each location goes to the first backend in
+ * gtp_backends[] whose ->add takes it; then each backend arms in turn,
+ * and a location one of them gives back (gtp_attach_pass()) goes to the
+ * next that takes it before that one arms.  The kprobe takes every
+ * location left, so a location ends up carried or refused; on a refusal
+ * everything armed so far is detached and gdb's console says which
+ * location and why.  Detaching runs the backends backwards, each waiting
+ * until no handler of its own runs, so frames, definitions and this
+ * module's code can go afterwards.
+ *
+ * A location in a module's code pins that module from arm to disarm
+ * (mod_pin.c): an ftrace_ops filters on an address, so without the pin
+ * an unloaded function's tracepoint would fire in whatever function a
+ * later module load puts there; kprobes would just go dead.  Either way
+ * "rmmod" says the module is in use until tstop.  A static tracepoint's
+ * marker pins its module itself (static_probe.c).
+ */
+#define pr_fmt(fmt) "gtp: " fmt
+
+#include <linux/err.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "gtp_glue.h"
+#include "attach.h"
+#include "collect.h"
+#include "trace.h"
+#include "static_tp.h"
+#include "ksym.h"
+
+/* The order a location tries them in: cheapest carrier first. */
+static const struct gtp_backend *const gtp_backends[] = {
+	&gtp_static_backend,
+	&gtp_direct_backend,
+	&gtp_ftrace_backend,
+	&gtp_kretprobe_backend,
+	&gtp_kprobe_backend,
+};
+
+/* A location in code, and the module of that code it pins. */
+struct gtp_pin {
+	struct gtp_tp *tp;
+	struct module *mod;
+};
+
+/* Under gtp_mutex, from arm to disarm. */
+static struct gtp_pin *gtp_pins;
+static unsigned int gtp_npins;
+static bool gtp_attach_armed;
+static unsigned int gtp_attach_next;	/* the backend that arms next */
+
+/*
+ * What a return hook leaves on the stack in place of a return address:
+ * the kretprobe trampoline (rethook's on x86 since 5.19) and the function
+ * graph tracer's.  Found at init; 0 for one the kernel does not have.
+ */
+static unsigned long gtp_ret_hooks[2];
+
+/* Offer @tp to the backends from @from on; 0, or the refusal. */
+static int offer(struct gtp_conn *gc, struct gtp_tp *tp, unsigned int from)
+{
+	struct gtp_attachment *a;
+	unsigned int i;
+
+	for (i = from; i < ARRAY_SIZE(gtp_backends); i++) {
+		a = gtp_backends[i]->add(gc, tp);
+		if (IS_ERR(a))
+			return PTR_ERR(a);
+		if (a) {
+			a->be = gtp_backends[i];
+			a->tp = tp;
+			/* before the first hit, which may read $caller */
+			tp->probe = a;
+			return 0;
+		}
+	}
+	gtp_console(gc, "gtp: tracepoint %u at 0x%llx: no way to attach it\n",
+		    tp->num, (unsigned long long)tp->addr);
+	return -EINVAL;
+}
+
+/* Under gtp_mutex, while some backend's ->arm runs. */
+static struct gtp_conn *gtp_attach_gc;
+static int gtp_attach_err;
+
+void gtp_attach_pass(struct gtp_tp *tp)
+{
+	int ret;
+
+	lockdep_assert_held(&gtp_mutex);
+	tp->probe = NULL;
+	ret = offer(gtp_attach_gc, tp, gtp_attach_next + 1);
+	if (ret && !gtp_attach_err)
+		gtp_attach_err = ret;
+}
+
+/*
+ * From a backend's ->arm: @a is carried by @to, a backend of the same
+ * family that arms after it (a function refused its own trampoline
+ * rides the shared ftrace_ops), and keeps its state.
+ */
+void gtp_attach_move(struct gtp_attachment *a, const struct gtp_backend *to)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (i = gtp_attach_next + 1; i < ARRAY_SIZE(gtp_backends); i++)
+		if (gtp_backends[i] == to)
+			break;
+	if (WARN_ON_ONCE(i == ARRAY_SIZE(gtp_backends)))
+		return;
+	a->be = to;
+}
+
+/* A return probe on a marker or a :S location: there is no return. */
+static int check_returns(struct gtp_conn *gc)
+{
+	struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		if (!tp->at_return)
+			continue;
+		if (tp->is_static || gtp_static_marker_at(tp->addr)) {
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: $kret makes a return probe, but a static tracepoint has no return (trace the function instead)\n",
+				    tp->num, (unsigned long long)tp->addr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Pin the code of every location that is not a static tracepoint. */
+static int pin_code(struct gtp_conn *gc)
+{
+	struct gtp_tp *tp;
+	unsigned int n = 0;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		n += !tp->is_static;
+	if (!n)
+		return 0;
+	gtp_pins = kcalloc(n, sizeof(*gtp_pins), GFP_KERNEL);
+	if (!gtp_pins) {
+		gtp_console(gc, "gtp: out of memory for tracepoint locations\n");
+		return -ENOMEM;
+	}
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		struct module *mod;
+
+		if (tp->is_static)
+			continue;
+		/*
+		 * A probe in our own code would run our probe path from inside
+		 * itself (a static tracepoint hit, the JIT's helpers, the ring
+		 * reservation it interrupted): recursion we do not promise to
+		 * survive, and nothing a user needs to trace.
+		 */
+		if (within_module((unsigned long)tp->addr, THIS_MODULE)) {
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: inside gtp itself, refused\n",
+				    tp->num, (unsigned long long)tp->addr);
+			return -EINVAL;
+		}
+		mod = gtp_module_get_code(tp->addr);
+		if (IS_ERR(mod)) {
+			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: its module is still loading or going away\n",
+				    tp->num, (unsigned long long)tp->addr);
+			return -ENODEV;
+		}
+		gtp_pins[gtp_npins++] = (struct gtp_pin){ tp, mod };
+	}
+	return 0;
+}
+
+static void unpin_code(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < gtp_npins; i++)
+		gtp_module_put(gtp_pins[i].mod);
+	kfree(gtp_pins);
+	gtp_pins = NULL;
+	gtp_npins = 0;
+}
+
+/* Every backend that armed (or tried to), backwards. */
+static void disarm_backends(unsigned int n)
+{
+	struct gtp_tp *tp;
+
+	while (n--)
+		gtp_backends[n]->disarm();
+	for (tp = gtp_tps; tp; tp = tp->next)
+		tp->probe = NULL;
+}
+
+int gtp_attach_arm(struct gtp_conn *gc)
+{
+	struct gtp_tp *tp;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&gtp_mutex);
+	if (WARN_ON_ONCE(gtp_attach_armed))
+		return -EBUSY;
+	ret = check_returns(gc);
+	if (ret)
+		return ret;
+	gtp_attach_gc = gc;
+	gtp_attach_err = 0;
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		ret = offer(gc, tp, 0);
+		if (ret)
+			goto err_added;
+	}
+	ret = pin_code(gc);
+	if (ret)
+		goto err_added;
+	/* before the locations: their first hits find what it recorded */
+	ret = gtp_entry_regs_arm(gc);
+	if (ret)
+		goto err_added;
+	for (i = 0; i < ARRAY_SIZE(gtp_backends); i++) {
+		gtp_attach_next = i;
+		ret = gtp_backends[i]->arm(gc);
+		if (!ret)
+			ret = gtp_attach_err;
+		if (ret)
+			goto err_added;
+	}
+	gtp_attach_armed = true;
+	return 0;
+
+err_added:
+	/*
+	 * Every backend, armed or not: a later one may hold what an earlier
+	 * one passed on.  Each unregisters what it registered, frees the rest.
+	 */
+	disarm_backends(ARRAY_SIZE(gtp_backends));
+	gtp_entry_regs_disarm();
+	unpin_code();
+	return ret;
+}
+
+void gtp_attach_disarm(void)
+{
+	lockdep_assert_held(&gtp_mutex);
+	if (!gtp_attach_armed)
+		return;
+	/* each waits until no handler of its own runs any more */
+	disarm_backends(ARRAY_SIZE(gtp_backends));
+	/* then nothing reads the entry registers, nor the probed code */
+	gtp_entry_regs_disarm();
+	unpin_code();
+	gtp_attach_armed = false;
+}
+
+void gtp_attach_set_enabled(struct gtp_tp *tp, bool enabled)
+{
+	struct gtp_attachment *a = tp->probe;
+
+	lockdep_assert_held(&gtp_mutex);
+	if (a && a->be->set_enabled)
+		a->be->set_enabled(a, enabled);
+}
+
+/**
+ * gtp_attach_module_user - is @mod's code or tracepoint used by the trace?
+ * @mod: a module
+ *
+ * Return: the first armed location's tracepoint number there, or 0.
+ */
+u32 gtp_attach_module_user(const struct module *mod)
+{
+	struct gtp_tp *tp;
+	unsigned int i;
+
+	lockdep_assert_held(&gtp_mutex);
+	for (i = 0; i < gtp_npins; i++)
+		if (gtp_pins[i].mod == mod)
+			return gtp_pins[i].tp->num;
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		const struct gtp_attachment *a = tp->probe;
+
+		if (a && a->be->module && a->be->module(a) == mod)
+			return tp->num;
+	}
+	return 0;
+}
+
+u64 gtp_attach_entry_caller(const struct pt_regs *regs)
+{
+	unsigned long ret;
+
+	if (copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
+		return 0;
+	/*
+	 * A return probe on the same function (ours or anyone's) may have
+	 * run first and put its trampoline there: the unwinder knows the
+	 * real address.
+	 */
+	if (unlikely(ret && (ret == gtp_ret_hooks[0] ||
+				    ret == gtp_ret_hooks[1])))
+		return gtp_kstack_caller(regs);
+	return ret;
+}
+NOKPROBE_SYMBOL(gtp_attach_entry_caller);
+
+/**
+ * gtp_attach_caller() - "$caller": the return address into the caller
+ * @tp: the tracepoint hit
+ * @regs: the registers its condition and actions see
+ *
+ * The backend that carried the hit knows whether @regs are a function's
+ * entry, a return, or neither.  The first hits of a backend may come
+ * before its ->add returned: 0 for those.
+ *
+ * Context: probe (preemption off); the stack is read nofault.
+ * Return: the address, or 0.
+ */
+u64 gtp_attach_caller(const struct gtp_tp *tp, const struct pt_regs *regs)
+{
+	const struct gtp_attachment *a = READ_ONCE(tp->probe);
+
+	if (!a || !a->be->caller)
+		return 0;
+	return a->be->caller(a, regs);
+}
+NOKPROBE_SYMBOL(gtp_attach_caller);
+
+/*
+ * The registers the kernel's unwinder starts from for a hit of @tp with
+ * @regs (a return hit's are the return handler's), NULL where there are
+ * none (a static tracepoint).
+ */
+struct pt_regs *gtp_attach_unwind_regs(const struct gtp_tp *tp,
+				       struct pt_regs *regs)
+{
+	const struct gtp_attachment *a = READ_ONCE(tp->probe);
+
+	if (!a || !a->be->unwind_regs)
+		return regs;
+	return a->be->unwind_regs(a, regs);
+}
+NOKPROBE_SYMBOL(gtp_attach_unwind_regs);
+
+/* "$kret_ns": at a return probe's hit, how long the call took; else 0. */
+u64 gtp_attach_kret_ns(const struct gtp_tp *tp)
+{
+	const struct gtp_attachment *a = READ_ONCE(tp->probe);
+
+	if (!a || !a->be->kret_ns)
+		return 0;
+	return a->be->kret_ns(a);
+}
+NOKPROBE_SYMBOL(gtp_attach_kret_ns);
+
+int gtp_attach_init(void)
+{
+	int ret;
+
+	gtp_ret_hooks[0] = gtp_ksym_code("arch_rethook_trampoline");
+	gtp_ret_hooks[1] = gtp_ksym_code("return_to_handler");
+	ret = gtp_fprobe_init();
+	if (ret)
+		return ret;
+	ret = gtp_kprobe_init();
+	if (ret)
+		gtp_fprobe_exit();
+	return ret;
+}
+
+/* Module exit: detach before the handlers' code and data go away. */
+void gtp_attach_exit(void)
+{
+	gtp_attach_disarm();
+	gtp_kprobe_exit();
+	gtp_fprobe_exit();
+}
+
+/*
+ * /sys/module/gtptrace/parameters/attached: how each location of the armed
+ * trace is carried, one "NUM ADDR KIND" line each, KIND being the
+ * backend's word: kprobe, kprobe-jit (the condition is the pre-handler),
+ * kretprobe, ftrace (argument registers only), ftrace-regs (all
+ * registers), direct (the condition is the function's ftrace trampoline,
+ * ftrace_direct.c), static or static-jit (the condition is the probe,
+ * static_arm.c).  A parameter is one page: past that (a hundred-odd
+ * locations), a last line "... N more".
+ */
+#define GTP_ATTACHED_LINE	48	/* the longest "NUM ADDR KIND" line */
+#define GTP_ATTACHED_MORE	32	/* room kept for the last line */
+
+static int attached_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int more = 0;
+	struct gtp_tp *tp;
+	int len = 0;
+
+	if (mutex_lock_interruptible(&gtp_mutex))
+		return -EINTR;
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		const struct gtp_attachment *a = tp->probe;
+
+		if (!a || !gtp_attach_armed)
+			continue;	/* not armed */
+		if (more ||
+		    len + GTP_ATTACHED_LINE > PAGE_SIZE - GTP_ATTACHED_MORE) {
+			more++;
+			continue;
+		}
+		len += scnprintf(buf + len, PAGE_SIZE - len, "%u 0x%llx %s\n",
+				 tp->num, (unsigned long long)tp->addr,
+				 a->be->kind(a));
+	}
+	mutex_unlock(&gtp_mutex);
+	if (more)
+		len += scnprintf(buf + len, PAGE_SIZE - len, "... %u more\n",
+				 more);
+	return len;
+}
+
+static const struct kernel_param_ops attached_ops = {
+	.get = attached_get,
+};
+module_param_cb(attached, &attached_ops, NULL, 0400);
+MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kprobe-jit|kretprobe|ftrace|ftrace-regs|direct|static|static-jit");
