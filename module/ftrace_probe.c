@@ -182,28 +182,11 @@ static DEFINE_PER_CPU(struct pt_regs, gtp_fp_lite_regs);
 
 static bool prog_lite_ok(const struct ax_prog *prog)
 {
-	u32 i;
-
 	if (!prog)
 		return true;
-	if (prog->facts.regs & ~GTP_LITE_REGS)
-		return false;
-	if (!prog->facts.gets_tsv && !prog->facts.sets_tsv)
-		return true;
-	/* which variable is $kstack is the variables' to say, not the facts' */
-	for (i = 0; i < prog->ninsns; i++) {
-		const struct ax_insn *in = &prog->insns[i];
-		const struct gtp_tsv *v;
-
-		if (in->op != AX_GETV && in->op != AX_SETV &&
-		    in->op != AX_TRACEV)
-			continue;
-		/* $kstack unwinds from the registers: all of them */
-		v = gtp_tsv_find(in->imm);
-		if (v && v->builtin == GTP_TSV_KSTACK)
-			return false;
-	}
-	return true;
+	/* $kstack unwinds from the registers: all of them */
+	return !(prog->facts.regs & ~GTP_LITE_REGS) &&
+	       !gtp_prog_uses_builtin(prog, GTP_TSV_KSTACK);
 }
 
 static bool prog_reads_pc(const struct ax_prog *prog)

@@ -191,6 +191,28 @@ static u64 prog_sets(const struct ax_prog *prog)
 	return sets;
 }
 
+/* Does @prog read (getv, tracev) or set the built-in @kind? */
+bool gtp_prog_uses_builtin(const struct ax_prog *prog,
+			   enum gtp_builtin_tsv kind)
+{
+	u32 i;
+
+	if (!prog || (!prog->facts.gets_tsv && !prog->facts.sets_tsv))
+		return false;
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct ax_insn *in = &prog->insns[i];
+		const struct gtp_tsv *v;
+
+		if (in->op != AX_GETV && in->op != AX_SETV &&
+		    in->op != AX_TRACEV)
+			continue;
+		v = gtp_tsv_find(in->imm);
+		if (v && v->builtin == kind)
+			return true;
+	}
+	return false;
+}
+
 /* Does @prog setv a variable that is the built-in @kind? */
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind)

@@ -51,6 +51,8 @@ int gtp_tsv_get(u32 num, s64 *val);
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind);
+bool gtp_prog_uses_builtin(const struct ax_prog *prog,
+			   enum gtp_builtin_tsv kind);
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog);
 bool gtp_prog_marks_kret_only(const struct ax_prog *prog);
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
