@@ -15,11 +15,17 @@
  * if too many generated programs fail verification (a generator bug would
  * otherwise hollow out the test).
  *
+ * Conditions that can fail in nothing (facts.plain) are also joined, two
+ * to four at a time, by ax_cond_any() (the condition several tracepoints
+ * on one function share): the joined program must hold exactly when one
+ * of its parts does, interpreted, and the JIT must agree on it too.
+ *
  * The comparison (fuzz_jit_diff()) is shared with the coverage-guided
  * harness tests/fuzz/fuzz_ax.c, which compiles this file with
  * -DFUZZ_JIT_NO_MAIN and feeds it bytecode instead of generated programs.
  */
 #include "jit.h"
+#include "ax_any.h"
 #include "user_env.h"
 
 #define MAX_LABELS	64
@@ -512,6 +518,79 @@ int fuzz_jit_diff(struct ax_prog *prog, const u8 *code, u32 len)
 }
 
 #ifndef FUZZ_JIT_NO_MAIN
+#define ANY_POOL	4
+
+/* The last plain programs verified, to join; owned here. */
+static struct ax_prog *any_pool[ANY_POOL];
+static unsigned int any_n;
+static long any_joined, any_refused;
+
+static void any_keep(struct ax_prog *prog)
+{
+	unsigned int i = any_n < ANY_POOL ? any_n++ : rn(ANY_POOL);
+
+	if (any_pool[i])
+		ax_prog_free(any_pool[i]);
+	any_pool[i] = prog;
+}
+
+/* Interpreted: does any of @parts hold on @regs, in order, as joined? */
+static bool any_holds(struct ax_prog **parts, unsigned int n,
+		      struct pt_regs *regs)
+{
+	const s64 tsv[8] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (run(parts[i], regs, -1, tsv).val)
+			return true;
+	return false;
+}
+
+/* Join 2..4 of the pool; 0, or 1 after printing a disagreement. */
+static int any_check(void)
+{
+	struct ax_prog *parts[ANY_POOL], *any = NULL;
+	unsigned int n = 2 + rn(any_n - 1), i, k;
+	const s64 tsv[8] = { 0 };
+	char log[128];
+
+	for (i = 0; i < n; i++)
+		parts[i] = any_pool[rn(any_n)];
+	if (ax_cond_any(parts, n, &any, log, sizeof(log))) {
+		any_refused++;
+		return 0;
+	}
+	any_joined++;
+	for (k = 0; k < NR_INPUTS; k++) {
+		struct pt_regs regs;
+		struct result r;
+
+		memset(&regs, 0, sizeof(regs));
+		for (i = 0; i < AX_NR_GDB_REGS; i++)
+			user_env_set_reg(&regs, i, rnd_value());
+		r = run(any, &regs, -1, tsv);
+		if (r.err || !r.val != !any_holds(parts, n, &regs)) {
+			fprintf(stderr, "MISMATCH: %u conditions joined: val=0x%llx err=%u, parts say %d\n",
+				n, (unsigned long long)r.val, r.err,
+				any_holds(parts, n, &regs));
+			for (i = 0; i < n; i++)
+				report(parts[i]->code, parts[i]->code_len,
+				       &regs, &r, &r);
+			return 1;
+		}
+	}
+	if (ax_jit_compile(any, log, sizeof(log))) {
+		fprintf(stderr, "JIT refused a joined condition: %s\n", log);
+		return 1;
+	}
+	if (fuzz_jit_diff(any, any->code, any->code_len))
+		return 1;
+	ax_jit_free(any);
+	ax_prog_free(any);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long nprogs = argc > 1 ? atol(argv[1]) : 1000;
@@ -544,8 +623,16 @@ int main(int argc, char **argv)
 		if (fuzz_jit_diff(prog, g.code, g.len))
 			return 1;
 		ax_jit_free(prog);
-		ax_prog_free(prog);
+		if (!prog->facts.plain) {
+			ax_prog_free(prog);
+			continue;
+		}
+		any_keep(prog);
+		if (any_n >= 2 && any_check())
+			return 1;
 	}
+	while (any_n)
+		ax_prog_free(any_pool[--any_n]);
 	printf("fuzz-jit: %ld programs (%ld refused by the verifier, %ld "
 	       "compiled), %ld runs (%ld stopped by an error), all agree\n",
 	       done, refused, jitted, runs, errors);
@@ -554,6 +641,8 @@ int main(int argc, char **argv)
 	       by_err[AX_ERR_DIV0], by_err[AX_ERR_BUDGET], by_err[AX_ERR_TRACE],
 	       by_err[AX_ERR_REG], by_err[AX_ERR_TSV]);
 	printf("fuzz-jit: %ld programs with direct loads\n", direct);
+	printf("fuzz-jit: %ld plain conditions joined by ax_cond_any (%ld refused), all hold exactly when a part does\n",
+	       any_joined, any_refused);
 	if (user_env_nr_pins()) {
 		fprintf(stderr, "fuzz-jit: %u pins left\n", user_env_nr_pins());
 		return 1;
