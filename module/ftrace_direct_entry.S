@@ -25,7 +25,7 @@
 #define FRAME	176	/* struct pt_regs and 8 bytes: rsp stays aligned */
 
 SYM_FUNC_START(gtp_direct_held)
-	ENDBR				/* reached through a register when far */
+	ENDBR				/* its address is taken: the JIT's jmp rel32 target */
 	subq	$FRAME, %rsp
 	PT_SAVE_CALLER_SAVED		/* %rdi = &regs, the C argument */
 	PT_SAVE_REST FRAME+8		/* sp: the function's entry sp */

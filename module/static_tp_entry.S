@@ -71,8 +71,9 @@ SYM_FUNC_END(gtp_static_entry_fast)
  * but rax, r10 and r11, which it computed in: the same frame as
  * gtp_static_entry_fast's, its environment set as if that entry had
  * decided the condition (gtp_static_held_env()).  A tail call: we return
- * to the tracepoint.  ENDBR: the JIT reaches us through a register when
- * we are out of rel32 range.
+ * to the tracepoint.  The JIT reaches us by a direct jmp rel32 (an image
+ * out of its reach is refused on kernels that mitigate indirect
+ * branches); ENDBR since our address is taken.
  */
 SYM_FUNC_START(gtp_static_entry_held)
 	ENDBR
