@@ -133,15 +133,25 @@ void gtp_tp_plan(struct gtp_tp *tp)
 	bool others = false;
 
 	memset(&tp->rsub, 0, sizeof(tp->rsub));
+	for (i = 0; i < tp->nactions; i++)
+		nregs += tp->actions[i].type == GTP_ACT_REGS;
 	for (i = 0; i < tp->nactions; i++) {
 		struct gtp_action *a = &tp->actions[i];
 
 		a->noop = a->type == GTP_ACT_EXPR && prog_is_noop(a->prog);
 		if (a->type == GTP_ACT_REGS) {
-			gtp_rsub_plan(a->regmask, &a->rsub);
+			/*
+			 * Several R actions (gdb sends one per location)
+			 * keep 'R' blocks: readers take a frame's registers
+			 * from its first register block, which then holds
+			 * every register (g masks them with tp->regmask).
+			 */
+			if (nregs == 1)
+				gtp_rsub_plan(a->regmask, &a->rsub);
+			else
+				memset(&a->rsub, 0, sizeof(a->rsub));
 			/* the lean path's copy: no walk to the action */
 			tp->rsub = a->rsub;
-			nregs++;
 		} else if (!a->noop) {
 			others = true;
 		}

@@ -607,6 +607,35 @@ static void test_rsub_block(void **state)
 	assert_string_equal(ask((char *)buf), "l");
 }
 
+/*
+ * Two R actions in one tracepoint keep whole 'R' blocks: g takes a frame's
+ * registers from its first register block, so that one must hold the
+ * registers of both (tp->regmask); here r8 of the second.
+ */
+static void test_rsub_two_r_actions(void **state)
+{
+	struct gtp_tp *tp;
+	const u8 *f;
+	const char *r;
+	u32 flen;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R30R100"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	assert_int_equal(tp->frame_len, 6 + 2 * (1 + GTP_G_SIZE));
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(hit(tp, 3, 2));
+	assert_string_equal(ask("QTStop"), "OK");
+	f = gtp_frame_get(0, &flen);
+	assert_int_equal(f[6], 'R');
+	assert_int_equal(f[7 + GTP_G_SIZE], 'R');
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	r = ask("g");
+	assert_memory_equal(r + 2 * 40, "0300000000000000", 16);	/* rdi */
+	assert_memory_equal(r + 2 * 64, "0000000000000000", 16);	/* r8 */
+	assert_memory_equal(r + 2 * 72, "xxxxxxxxxxxxxxxx", 16);	/* r9 */
+}
+
 static void test_uncollected_regs_and_pc(void **state)
 {
 	struct gtp_tp *tp;
@@ -1159,6 +1188,7 @@ int main(void)
 		T(test_entry_values),
 		T(test_run_and_frames),
 		T(test_rsub_block),
+		T(test_rsub_two_r_actions),
 		T(test_uncollected_regs_and_pc),
 		T(test_condition_and_pass_count),
 		T(test_disable_while_running),
