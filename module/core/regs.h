@@ -106,7 +106,8 @@ static __always_inline void gtp_regs_to_g(const struct pt_regs *regs,
  * planned (plan.c gtp_rsub_plan()): a loop of a load and a store per
  * register instead of the 24 of a 'g' block.  Past GTP_RSUB_MAX_REGS
  * registers the 'g' block's straight-line stores cost less, and the R
- * action writes an 'R' block as before.
+ * action writes an 'R' block as before; so do several R actions of one
+ * tracepoint (readers take the registers from a frame's first block).
  */
 #define GTP_RSUB_BLOCK		0x72	/* 'r': no gdb trace-file block */
 #define GTP_RSUB_HDR		(1 + 4)	/* 'r', u32 mask */
