@@ -85,7 +85,8 @@ static bool walk_next(struct fwalk *w, struct fblock *b)
 		memcpy(&b->mask, w->p, 4);
 		vlen = gtp_rsub_vals_len(b->mask);
 		w->p += 4;
-		if (vlen < 0 || w->end - w->p < vlen)
+		/* only pt_regs' registers: an 'R' block is always larger */
+		if ((b->mask & ~GTP_RSUB_REGS) || w->end - w->p < vlen)
 			return false;
 		b->data = w->p;
 		b->len = vlen;
