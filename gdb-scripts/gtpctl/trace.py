@@ -41,8 +41,10 @@ def reg_offset(num: int) -> tuple[int, int]:
 
 
 def rsub_len(mask: int) -> Optional[int]:
-    """Bytes of the values of an 'r' block of mask; None past gdb's 24."""
-    if mask >> len(REG_NUM):
+    """Bytes of the values of an 'r' block of mask; None when it names a
+    register past ss (19): pt_regs holds no other, the module never
+    writes one."""
+    if mask >> (REG_NUM["ss"] + 1):
         return None
     return sum(reg_offset(n)[1] for n in range(len(REG_NUM)) if mask >> n & 1)
 

@@ -307,8 +307,8 @@ class TestStream(unittest.TestCase):
         self.assertEqual((regs[4], regs[5], regs[16], regs[17]), (0x77, 2**64 - 3, A1, 0x246))
         self.assertEqual(sum(regs) - (0x77 + 2**64 - 3 + A1 + 0x246), 0)
         self.assertEqual(f.tsv, {1: 9})
-        with self.assertRaisesRegex(trace.TraceError, "names register 24"):
-            trace.walk_blocks(b"r" + struct.pack("<I", 1 << 24 | 1 << 16) + vals, 164)
+        with self.assertRaisesRegex(trace.TraceError, "names register 20"):
+            trace.walk_blocks(b"r" + struct.pack("<I", 1 << 20 | 1 << 16) + vals, 164)
 
     def test_two_hosts_one_time_axis(self):
         """Host B's TSC runs at another rate from another base; its events
