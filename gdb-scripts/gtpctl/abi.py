@@ -19,6 +19,13 @@ KSTACK_ADDR = 0x4b53544b00000000    # "KSTK"
 # GTP_SDATA_ADDR (module/core/static_data.h): a static event's arguments
 # ($_sdata) as an M block here.
 SDATA_ADDR = 0xfffffffffffff000
+# GTP_RSUB_BLOCK (module/core/regs.h): the type byte of a frame block that
+# holds only the registers an R action named: u32 mask (gdb's numbers),
+# then their values in ascending order, 8 bytes each for 0..16 (rip
+# always among them), 4 for 17..19.  /proc/gtp_stream hands it out as
+# stored; qTBuffer (so gdb's tsave and gtp-ctl on /proc/gtp) serves an R
+# block instead.
+RSUB_BLOCK = 0x72                   # 'r'
 
 # enum ax_error (module/core/ax.h) in order, each worded as the module's
 # ax_error_name() (module/core/trace.c) words it at tstop.

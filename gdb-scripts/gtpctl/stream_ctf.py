@@ -4,7 +4,8 @@
 One CTF packet per PACKET record (one ring sub-buffer of one CPU), one
 data stream per CPU.  Each frame becomes an event of a class chosen by
 its tracepoint and its shape (which blocks, in which order, how long):
-registers by name, trace state variables by name, $_sdata as the static
+registers by name (an 'r' block's registers only: those its R action
+named, rip always), trace state variables by name, $_sdata as the static
 event's own fields (named by the DEFS `sdata` line), $kstack as a
 sequence of return addresses, other memory by its `collect` item where
 that is unambiguous (Tracepoint.mem_names), else mem0, mem1...  Event
@@ -37,9 +38,9 @@ import uuid as uuidlib
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import ctf, ksyms
-from .abi import KSTACK_ADDR, SDATA_ADDR
+from .abi import KSTACK_ADDR, RSUB_BLOCK, SDATA_ADDR
 from .stream_defs import FRAME_HEAD, REGSIZE, RING_DATA, RING_REC
-from .trace import REGS32, REGS64, TraceError, reg_offset, walk_blocks
+from .trace import REGS32, REGS64, TraceError, reg_offset, rsub_regs, walk_blocks
 
 if TYPE_CHECKING:
     from .stream_defs import Defs
@@ -259,6 +260,8 @@ class RunTrace:
         for kind, i, a, b in blocks:
             if kind == "R":
                 self._regs(lay)
+            elif kind == "r":
+                self._rsub(lay, a, b)
             elif kind == "V":
                 lay.check.append("Bi8x")
                 lay.expect += [0x56, a]
@@ -296,6 +299,17 @@ class RunTrace:
         lay.keep(REGSIZE)
         for num, name in enumerate(REGS64 + REGS32):
             lay.fields.append(ctf.Field(name, reg_offset(num)[1] * 8, hex=True))
+
+    @staticmethod
+    def _rsub(lay, mask, ln):
+        """An 'r' block: the registers of its mask, as in an R block."""
+        lay.check.append("BI%dx" % ln)
+        lay.expect += [RSUB_BLOCK, mask]
+        lay.skip(5)
+        lay.keep(ln)
+        names = REGS64 + REGS32
+        for num in rsub_regs(mask):
+            lay.fields.append(ctf.Field(names[num], reg_offset(num)[1] * 8, hex=True))
 
     def _sdata(self, lay, tpnum, addr, ln):
         """$_sdata: word i as the static event's field i (its low SIZE

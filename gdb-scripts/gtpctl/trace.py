@@ -8,7 +8,10 @@ strings, V hit counts) and the frames.  tfile.py fills one from a file,
 remote.py from /proc/gtp; keys.py and the subcommands only see this.
 
 A frame is the tfile frame format: int16 tracepoint number, u32 size,
-then blocks 'R' regs | 'M' u64 addr u16 len bytes | 'V' s32 tsv s64 value.
+then blocks 'R' regs | 'M' u64 addr u16 len bytes | 'V' s32 tsv s64 value;
+frames from /proc/gtp_stream may also hold gtp's 'r' block (abi.RSUB_BLOCK:
+u32 mask, then the masked registers' values), which a Frame reads as the
+'R' block the kernel would serve for it (the registers it lacks zero).
 Frames are parsed when first looked at.
 """
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import re
 import struct
 from typing import Any, Optional
+
+from .abi import RSUB_BLOCK
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
@@ -33,6 +38,30 @@ def reg_offset(num: int) -> tuple[int, int]:
     if num < len(REGS64):
         return num * 8, 8
     return len(REGS64) * 8 + (num - len(REGS64)) * 4, 4
+
+
+def rsub_len(mask: int) -> Optional[int]:
+    """Bytes of the values of an 'r' block of mask; None when it names a
+    register past ss (19): pt_regs holds no other, the module never
+    writes one."""
+    if mask >> (REG_NUM["ss"] + 1):
+        return None
+    return sum(reg_offset(n)[1] for n in range(len(REG_NUM)) if mask >> n & 1)
+
+
+def rsub_regs(mask: int) -> list[int]:
+    """The registers of an 'r' block of mask, in the order of its values."""
+    return [n for n in range(len(REG_NUM)) if mask >> n & 1]
+
+
+def rsub_to_regs(d: bytes, vals: int, mask: int, regsize: int) -> bytes:
+    """The 'R' block bytes of the 'r' block whose values start at d[vals]."""
+    out = bytearray(regsize)
+    for n in rsub_regs(mask):
+        off, size = reg_offset(n)
+        out[off:off + size] = d[vals:vals + size]
+        vals += size
+    return bytes(out)
 
 
 class TraceError(Exception):
@@ -177,10 +206,11 @@ _V_BODY = struct.Struct("<iq")
 def walk_blocks(d: bytes, regsize: int, start: int = 0, end: Optional[int] = None
                 ) -> list[tuple[str, int, Optional[int], Optional[int]]]:
     """The blocks of the frame bytes d[start:end], in order: [(kind, offset
-    of its type byte, a, b)] with kind "R" (a, b None), "M" (a addr, b
-    len: the bytes are d[offset+11:offset+11+len]) or "V" (a tsv number,
-    b value).  Offsets count from the start of d, so a frame inside a
-    bigger buffer is walked in place."""
+    of its type byte, a, b)] with kind "R" (a, b None), "r" (a mask, b
+    len: the values are d[offset+5:offset+5+len]), "M" (a addr, b len: the
+    bytes are d[offset+11:offset+11+len]) or "V" (a tsv number, b value).
+    Offsets count from the start of d, so a frame inside a bigger buffer
+    is walked in place."""
     out = []
     i, n = start, len(d) if end is None else end
     while i < n:
@@ -188,6 +218,14 @@ def walk_blocks(d: bytes, regsize: int, start: int = 0, end: Optional[int] = Non
         if t == 0x52:                       # 'R'
             out.append(("R", i, None, None))
             i += 1 + regsize
+        elif t == RSUB_BLOCK and i + 5 <= n:    # 'r'
+            mask, = struct.unpack_from("<I", d, i + 1)
+            ln = rsub_len(mask)
+            if ln is None:
+                raise TraceError("'r' block at byte %d names register %d"
+                                 % (i - start, mask.bit_length() - 1))
+            out.append(("r", i, mask, ln))
+            i += 5 + ln
         elif t == 0x4d and i + 11 <= n:     # 'M'
             addr, ln = _M_HEAD.unpack_from(d, i + 1)
             out.append(("M", i, addr, ln))
@@ -196,7 +234,7 @@ def walk_blocks(d: bytes, regsize: int, start: int = 0, end: Optional[int] = Non
             num, val = _V_BODY.unpack_from(d, i + 1)
             out.append(("V", i, num, val))
             i += 13
-        elif t in (0x4d, 0x56):
+        elif t in (0x4d, 0x56, RSUB_BLOCK):
             raise TraceError("block %r at byte %d is cut short" % (chr(t), i - start))
         else:
             raise TraceError("unknown block type %r at byte %d" % (chr(t), i - start))
@@ -230,6 +268,9 @@ class Frame:
             if kind == "R":
                 if self.regs is None:
                     self.regs = d[i + 1:i + 1 + regsize]
+            elif kind == "r":
+                if self.regs is None:
+                    self.regs = rsub_to_regs(d, i + 5, a, regsize)
             elif kind == "M":
                 self.mem.append((a, d[i + 11:i + 11 + b]))
             else:

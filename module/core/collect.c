@@ -15,6 +15,10 @@
  *	int16 tpnum | u32 size | 'R' regs[164] | 'M' u64 addr u16 len bytes
  *	| 'V' s32 tsv s64 value | ...
  *
+ * An R action naming few registers writes an 'r' block instead (regs.h):
+ * 'r' u32 mask, then only those registers, rip always among them.
+ * Readers serve it to gdb as an 'R' block (traceframe.c).
+ *
  * A tracepoint whose actions only feed aggregating variables (tp->agg_only,
  * plan.c) runs them and writes no frame.
  *
@@ -40,6 +44,12 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 
 	switch (a->type) {
 	case GTP_ACT_REGS:
+		if (a->rsub.mask) {
+			b = gtp_fb_room(fb, a->rsub.len);
+			if (b)
+				gtp_regs_to_rsub(regs, tp->addr, &a->rsub, b);
+			break;
+		}
 		b = gtp_fb_room(fb, 1 + GTP_G_SIZE);
 		if (b) {
 			b[0] = 'R';
@@ -122,7 +132,8 @@ static inline void pass_count_check(struct gtp_tp *tp, long hits)
 /*
  * The lean path for a frame that is its header and at most one R block
  * (tp->lean: 'collect $regs', a collect of what lives in registers, or
- * no action at all): written straight into the store, no scratch, no
+ * no action at all; the block an 'r' block of the registers the action
+ * names, unless it names most: plan.c): written straight into the store, no scratch, no
  * action loop, no environment, and no call inside.  Itself out of line:
  * inlined, its slot would cost every other hit a stack canary and a
  * heavier prologue.
@@ -137,8 +148,15 @@ static noinline bool tp_collect_lean(struct gtp_tp *tp, struct pt_regs *regs)
 
 	dst = gtp_frame_reserve(&slot, len);
 	if (likely(dst)) {
-		put_frame_hdr(tp, dst, len);
-		if (len > GTP_FRAME_HDR) {
+		if (len == GTP_FRAME_HDR) {
+			put_frame_hdr(tp, dst, len);
+		} else if (tp->rsub.mask) {
+			/* header, 'r', mask: planned (the rest values) */
+			memcpy(dst, tp->lean_head, 16);
+			gtp_rsub_put_vals(regs, tp->addr, &tp->rsub,
+					  dst + GTP_FRAME_HDR + GTP_RSUB_HDR);
+		} else {
+			put_frame_hdr(tp, dst, len);
 			dst[GTP_FRAME_HDR] = 'R';
 			gtp_regs_to_g(regs, tp->addr, dst + GTP_FRAME_HDR + 1);
 		}

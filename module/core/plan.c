@@ -27,6 +27,34 @@ bool gtp_cond_is_pure(const struct ax_prog *cond)
 	return !f->sets_tsv && !f->prints && !f->records;
 }
 
+/*
+ * The 'r' block (regs.h) of an R action of @regmask, or mask 0 when its
+ * frame gets an 'R' block: the mask names more than GTP_RSUB_MAX_REGS of
+ * the registers pt_regs holds, rip counted, which it always holds.
+ */
+void gtp_rsub_plan(u64 regmask, struct gtp_rsub *rs)
+{
+	u32 mask = (regmask & GTP_RSUB_REGS) | (1u << GTP_RSUB_PC);
+	u32 i, nregs = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	for (i = 0; i < 20; i++)
+		nregs += !!(mask & (1u << i));
+	if (nregs > GTP_RSUB_MAX_REGS)
+		return;
+	for (i = 0; i < GTP_RSUB_PC; i++)
+		if (mask & (1u << i))
+			rs->off[rs->n++] = ax_reg_offset(i);
+	rs->mask = mask;
+	rs->len = GTP_RSUB_HDR + gtp_rsub_vals_len(mask);
+}
+
+/* The bytes an R action adds to a frame: its 'r' block, or an 'R' block. */
+static u32 regs_block_len(const struct gtp_action *a)
+{
+	return a->rsub.mask ? a->rsub.len : 1 + GTP_G_SIZE;
+}
+
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 {
 	u32 len = GTP_FRAME_HDR;
@@ -37,7 +65,7 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 
 		switch (a->type) {
 		case GTP_ACT_REGS:
-			len += 1 + GTP_G_SIZE;
+			len += regs_block_len(a);
 			break;
 		case GTP_ACT_EXPR:
 			if (!prog_records_nothing(a->prog))
@@ -79,22 +107,58 @@ bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs)
 	return prog_is_simple(cond, regs, true);
 }
 
+/*
+ * A lean frame with an 'r' block starts with 11 bytes no hit changes:
+ * tracepoint number, size, 'r', mask.  The hit stores them as two words
+ * (16 bytes: the first value overwrites the last 5), not field by field.
+ */
+static void plan_lean_head(struct gtp_tp *tp)
+{
+	s16 num = tp->num;
+	u32 size = tp->frame_len - GTP_FRAME_HDR;
+	u8 *h = tp->lean_head;
+
+	memset(h, 0, sizeof(tp->lean_head));
+	if (!tp->lean || !tp->rsub.mask)
+		return;
+	memcpy(h, &num, 2);
+	memcpy(h + 2, &size, 4);
+	h[GTP_FRAME_HDR] = GTP_RSUB_BLOCK;
+	memcpy(h + GTP_FRAME_HDR + 1, &tp->rsub.mask, 4);
+}
+
 void gtp_tp_plan(struct gtp_tp *tp)
 {
 	u32 i, nregs = 0;
 	bool others = false;
 
+	memset(&tp->rsub, 0, sizeof(tp->rsub));
+	for (i = 0; i < tp->nactions; i++)
+		nregs += tp->actions[i].type == GTP_ACT_REGS;
 	for (i = 0; i < tp->nactions; i++) {
 		struct gtp_action *a = &tp->actions[i];
 
 		a->noop = a->type == GTP_ACT_EXPR && prog_is_noop(a->prog);
-		if (a->type == GTP_ACT_REGS)
-			nregs++;
-		else if (!a->noop)
+		if (a->type == GTP_ACT_REGS) {
+			/*
+			 * Several R actions (gdb sends one per location)
+			 * keep 'R' blocks: readers take a frame's registers
+			 * from its first register block, which then holds
+			 * every register (g masks them with tp->regmask).
+			 */
+			if (nregs == 1)
+				gtp_rsub_plan(a->regmask, &a->rsub);
+			else
+				memset(&a->rsub, 0, sizeof(a->rsub));
+			/* the lean path's copy: no walk to the action */
+			tp->rsub = a->rsub;
+		} else if (!a->noop) {
 			others = true;
+		}
 	}
 	tp->frame_len = gtp_tp_exact_frame_len(tp);
 	tp->lean = nregs <= 1 && !others && tp->frame_len;
+	plan_lean_head(tp);
 }
 
 /*
@@ -150,7 +214,7 @@ u64 gtp_tp_min_frame_len(const struct gtp_tp *tp)
 		const struct gtp_action *a = &tp->actions[i];
 
 		if (a->type == GTP_ACT_REGS)
-			len += 1 + GTP_G_SIZE;
+			len += regs_block_len(a);
 		else if (a->type == GTP_ACT_MEM && a->len)
 			/*
 			 * gtp_fb_trace() splits at 65535 bytes a block.  QTDP

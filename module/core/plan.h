@@ -9,7 +9,7 @@
 #include "tracepoint.h"
 
 /*
- * The bytes every frame of @tp takes at least: header, R block, M blocks
+ * The bytes every frame of @tp takes at least: header, R/'r' blocks, M blocks
  * (expressions record a size known only at the hit, so they count 0).
  */
 u64 gtp_tp_min_frame_len(const struct gtp_tp *tp);
@@ -25,6 +25,12 @@ bool gtp_cond_reads_only(const struct ax_prog *cond, u64 regs);
 bool gtp_cond_is_pure(const struct ax_prog *cond);
 
 /*
+ * @rs: the 'r' block (regs.h) an R action of @regmask writes, or mask 0
+ * when it writes an 'R' block (a mask naming most registers).
+ */
+void gtp_rsub_plan(u64 regmask, struct gtp_rsub *rs);
+
+/*
  * The size every frame of @tp has, if the actions alone fix it (registers,
  * expressions that record nothing); 0 if it is known only at the hit.
  */
@@ -33,7 +39,8 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
 /*
  * Decide once, when the actions change, what a hit has to do: the exact
  * frame size, which expressions can be skipped (tp->actions[].noop) and
- * whether a frame is its header and at most one R block (tp->lean).
+ * whether a frame is its header and at most one R block (tp->lean), and
+ * each R action's block ('R' or 'r': gtp_rsub_plan()).
  */
 void gtp_tp_plan(struct gtp_tp *tp);
 

@@ -12,6 +12,7 @@
 #include "fbuild.h"
 #include "frame.h"
 #include "packets.h"	/* GTP_G_SIZE */
+#include "regs.h"	/* the 'r' block */
 
 #define M_HDR	(1 + 8 + 2)	/* 'M', u64 address, u16 length */
 
@@ -129,7 +130,7 @@ int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs)
  * @off:	set to the record's offset in @frame
  * @len:	set to the record's length
  *
- * Walks the R/M/V blocks; a malformed frame simply has no record.
+ * Walks the R/r/M/V blocks; a malformed frame simply has no record.
  *
  * Return: 0 with @off and @len set, or -ENOENT when there is no record.
  */
@@ -139,11 +140,23 @@ int gtp_frame_sdata_find(const u8 *frame, u32 flen, u32 *off, u32 *len)
 
 	while (p < flen) {
 		u64 addr;
+		u32 mask;
+		int vlen;
 		u16 n;
 
 		switch (frame[p]) {
 		case 'R':
 			p += 1 + GTP_G_SIZE;
+			break;
+		case GTP_RSUB_BLOCK:
+			/* an R action's registers alone (regs.h) */
+			if (flen - p < GTP_RSUB_HDR)
+				return -ENOENT;
+			memcpy(&mask, frame + p + 1, 4);
+			vlen = gtp_rsub_vals_len(mask);
+			if (vlen < 0)
+				return -ENOENT;
+			p += GTP_RSUB_HDR + vlen;
 			break;
 		case 'V':
 			p += 1 + 4 + 8;

@@ -7,18 +7,23 @@
  * view on the connection, so 'g' and 'm' answer from the frame:
  *
  *   g: the frame's 'R' block, with registers the tracepoint did not
- *	collect sent as "xx" (gdb shows <unavailable>); without an 'R'
- *	block only rip is known: it is the tracepoint's address.
+ *	collect sent as "xx" (gdb shows <unavailable>); or its 'r' block
+ *	(regs.h: the registers an R action named), the ones outside its
+ *	mask "xx"; without either only rip is known: it is the
+ *	tracepoint's address.
  *   m: the first 'M' block holding the address (a short reply is fine,
  *	gdb asks again for the rest); else live memory inside a QTro range;
  *	else an error.
  *
- * The "pc" of a frame is its R block's rip, or its tracepoint's address:
+ * The "pc" of a frame is its R or 'r' block's rip, or its tracepoint's address:
  * what tfind pc/range/outside compare against (protocol reference 6.4).
  *
  * qTBuffer serves the frames back to back in trace-file format, which is
- * how they are stored, so host-side tsave writes a file "target tfile"
- * reads.  Frames are only read once the run is over (see trace.h).
+ * how they are stored but for 'r' blocks: gdb's trace file has no such
+ * block, so each is served as a whole 'R' block (the registers it lacks
+ * zero) and its frame's size grown to match; host-side tsave then writes
+ * a file "target tfile" reads.  Frames are only read once the run is over
+ * (see trace.h).
  */
 #include "traceframe.h"
 #include "tracepoint.h"
@@ -28,9 +33,10 @@
 /* One block of a frame. */
 struct fblock {
 	char type;
-	const u8 *data;		/* R: regs; M: bytes */
+	const u8 *data;		/* R, r: regs; M: bytes */
 	u64 addr;		/* M */
-	u32 len;		/* R, M: bytes of data */
+	u32 mask;		/* r: its registers */
+	u32 len;		/* R, r, M: bytes of data */
 	s32 tsv;		/* V */
 	s64 val;		/* V */
 };
@@ -71,6 +77,21 @@ static bool walk_next(struct fwalk *w, struct fblock *b)
 		b->data = w->p;
 		b->len = GTP_G_SIZE;
 		break;
+	case GTP_RSUB_BLOCK: {
+		int vlen;
+
+		if (w->end - w->p < 4)
+			return false;
+		memcpy(&b->mask, w->p, 4);
+		vlen = gtp_rsub_vals_len(b->mask);
+		w->p += 4;
+		/* only pt_regs' registers: an 'R' block is always larger */
+		if ((b->mask & ~GTP_RSUB_REGS) || w->end - w->p < vlen)
+			return false;
+		b->data = w->p;
+		b->len = vlen;
+		break;
+	}
 	case 'M':
 		if (w->end - w->p < 10)
 			return false;
@@ -103,7 +124,7 @@ static const u8 *cur_frame(struct gtp_conn *gc, u32 *len)
 	return gtp_frame_get(gc->frame, len);
 }
 
-/* The frame's pc: its R block's rip, else its tracepoint's address. */
+/* The frame's pc: its R or 'r' block's rip, else its tracepoint's address. */
 static u64 frame_pc(const u8 *f, u32 flen)
 {
 	struct gtp_tp *tp = gtp_tp_find_num(frame_tpnum(f));
@@ -112,11 +133,18 @@ static u64 frame_pc(const u8 *f, u32 flen)
 	u64 pc;
 
 	walk_init(&w, f, flen);
-	while (walk_next(&w, &b))
+	while (walk_next(&w, &b)) {
 		if (b.type == 'R') {
-			memcpy(&pc, b.data + 8 * 16, 8);
+			memcpy(&pc, b.data + 8 * GTP_RSUB_PC, 8);
 			return pc;
 		}
+		/* the writers always put rip in: a frame's pc names its site */
+		if (b.type == GTP_RSUB_BLOCK && (b.mask & (1u << GTP_RSUB_PC))) {
+			memcpy(&pc, b.data + gtp_rsub_reg_off(b.mask, GTP_RSUB_PC),
+			       8);
+			return pc;
+		}
+	}
 	return tp ? tp->addr : 0;
 }
 
@@ -134,7 +162,8 @@ static void frame_regs(struct gtp_conn *gc)
 	struct fwalk w;
 	struct fblock b;
 	u64 mask = 0, pc;
-	u32 flen, off = 0;
+	u32 flen, off = 0, bmask = 0;
+	bool sub = false;
 	int i;
 
 	f = cur_frame(gc, &flen);
@@ -150,25 +179,33 @@ static void frame_regs(struct gtp_conn *gc)
 	if (!tp)
 		tp = gtp_tp_find_num(frame_tpnum(f));
 	walk_init(&w, f, flen);
-	while (walk_next(&w, &b))
-		if (b.type == 'R' && !regs)
+	while (!regs && walk_next(&w, &b)) {
+		if (b.type == 'R') {
 			regs = b.data;
-	if (regs && tp)
-		mask = tp->regmask;
-	else if (regs)
-		mask = ~0ull;
+		} else if (b.type == GTP_RSUB_BLOCK) {
+			/* only what the block holds: its offsets skip the rest */
+			regs = b.data;
+			mask = bmask = b.mask;
+			sub = true;
+		}
+	}
+	if (regs && !sub)
+		mask = tp ? tp->regmask : ~0ull;
 	/* ds, es, fs, gs are not in pt_regs: never available. */
 	mask &= (1ull << 20) - 1;
 	for (i = 0; i < 24; i++) {
 		u32 sz = g_reg_size(i);
+		bool have = mask & (1ull << i);
 
 		if (i == 16)
 			rsp_reply_hex(&gc->rsp, &pc, 8);
-		else if (mask & (1ull << i))
+		else if (have)
 			rsp_reply_hex(&gc->rsp, regs + off, sz);
 		else
 			rsp_reply_mem(&gc->rsp, xx, 2 * sz);
-		off += sz;
+		/* an 'r' block holds its registers alone, an 'R' block all */
+		if (!sub || (bmask & (1u << i)))
+			off += sz;
 	}
 }
 
@@ -385,10 +422,106 @@ static void pkt_tframe_info(struct gtp_conn *gc, char *args)
 		gtp_vfree(s);
 }
 
+/* An 'r' block as gdb's trace file has it: a whole 'R' block, @out. */
+static void rsub_to_g(const struct fblock *b, u8 *out)
+{
+	u32 i, off = 0;
+
+	memset(out, 0, 1 + GTP_G_SIZE);
+	out[0] = 'R';
+	for (i = 0; i < 24; i++) {
+		u32 sz = g_reg_size(i);
+
+		if (b->mask & (1u << i)) {
+			memcpy(out + 1 + (i < 17 ? 8 * i : 136 + 4 * (i - 17)),
+			       b->data + off, sz);
+			off += sz;
+		}
+	}
+}
+
+/* Extra bytes the served frame has: each 'r' block grows to an 'R' block. */
+static u32 rsub_growth(const struct fblock *b)
+{
+	return 1 + GTP_G_SIZE - (GTP_RSUB_HDR + b->len);
+}
+
+/*
+ * The served frame (qTBuffer, tsave): @f with its 'r' blocks as 'R'
+ * blocks.  Its length; frames without 'r' blocks are served as stored.
+ */
+static u64 served_len(const u8 *f, u32 flen)
+{
+	struct fwalk w;
+	struct fblock b;
+	u64 len = flen;
+
+	walk_init(&w, f, flen);
+	while (walk_next(&w, &b))
+		if (b.type == GTP_RSUB_BLOCK)
+			len += rsub_growth(&b);
+	return len;
+}
+
+/* Reply with the served bytes [@from, @from + @n) of @src (@len bytes). */
+static void reply_part(struct gtp_conn *gc, const u8 *src, u64 len,
+		       u64 *pos, u64 *from, u64 *n)
+{
+	u64 skip, take;
+
+	if (*n && *from < *pos + len) {
+		skip = *from - *pos;
+		take = min_t(u64, len - skip, *n);
+		rsp_reply_hex(&gc->rsp, src + skip, take);
+		*from += take;
+		*n -= take;
+	}
+	*pos += len;
+}
+
+/*
+ * Reply with the bytes [@from, @from + @n) of the served frame of @f
+ * (@vlen = served_len()): its header with the grown size, its blocks,
+ * each 'r' block rebuilt as an 'R' block.
+ */
+static void reply_served(struct gtp_conn *gc, const u8 *f, u32 flen,
+			 u64 vlen, u64 from, u64 n)
+{
+	u8 hdr[GTP_FRAME_HDR], g[1 + GTP_G_SIZE];
+	const u8 *raw;
+	struct fwalk w;
+	struct fblock b;
+	u64 pos = 0;
+	u32 size;
+
+	if (vlen == flen) {
+		rsp_reply_hex(&gc->rsp, f + from, n);
+		return;
+	}
+	size = vlen - GTP_FRAME_HDR;
+	memcpy(hdr, f, 2);
+	memcpy(hdr + 2, &size, 4);
+	reply_part(gc, hdr, GTP_FRAME_HDR, &pos, &from, &n);
+	walk_init(&w, f, flen);
+	raw = w.p;
+	while (n && walk_next(&w, &b)) {
+		if (b.type != GTP_RSUB_BLOCK)
+			continue;
+		/* the stored bytes before it, then it as an 'R' block */
+		reply_part(gc, raw, b.data - GTP_RSUB_HDR - raw, &pos, &from,
+			   &n);
+		rsub_to_g(&b, g);
+		reply_part(gc, g, sizeof(g), &pos, &from, &n);
+		raw = b.data + b.len;
+	}
+	reply_part(gc, raw, f + flen - raw, &pos, &from, &n);
+}
+
 /*
  * qTBuffer:<offset>,<len>: the frames as one byte stream, oldest first.
  * gdb reads it front to back in 2000-byte pieces, so the position of the
- * last piece is kept to make each request O(1).
+ * last piece is kept to make each request O(1).  Offsets count the served
+ * frames (reply_served()): 'r' blocks as the 'R' blocks gdb's file has.
  */
 static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
 {
@@ -415,23 +548,24 @@ static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
 		base = gc->tbuffer.off;
 	}
 	for (; i < n && len; i++) {
-		u64 take;
+		u64 take, vlen;
 
 		f = gtp_frame_get(i, &flen);
 		if (!f)
 			break;
-		if (off >= base + flen) {
-			base += flen;
+		vlen = served_len(f, flen);
+		if (off >= base + vlen) {
+			base += vlen;
 			continue;
 		}
 		gc->tbuffer.idx = i;
 		gc->tbuffer.off = base;
-		take = min_t(u64, base + flen - off, len);
-		rsp_reply_hex(&gc->rsp, f + (off - base), take);
+		take = min_t(u64, base + vlen - off, len);
+		reply_served(gc, f, flen, vlen, off - base, take);
 		off += take;
 		len -= take;
 		any = true;
-		base += flen;
+		base += vlen;
 	}
 	if (!any)
 		gtp_reply(gc, "l");

@@ -12,6 +12,7 @@
 
 #include "packets.h"
 #include "ax.h"
+#include "regs.h"
 
 enum gtp_action_type {
 	GTP_ACT_REGS,		/* R<mask> */
@@ -23,6 +24,7 @@ enum gtp_action_type {
 struct gtp_action {
 	enum gtp_action_type type;
 	u64 regmask;		/* R: bit i = gdb register i (0..63) */
+	struct gtp_rsub rsub;	/* R: its 'r' block (plan.c); mask 0: 'R' */
 	int basereg;		/* M: -1 = absolute address */
 	u64 offset;		/* M */
 	u64 len;		/* M */
@@ -60,6 +62,10 @@ struct gtp_tp {
 	u64 regmask;		/* union of all R masks: g from a frame */
 	u32 frame_len;		/* every frame's exact size, 0 if unknown */
 	bool lean;		/* frames are the header, at most one R block */
+	struct gtp_rsub rsub;	/* lean: that R action's 'r' block (mask 0:
+				 * an 'R' block, or none) */
+	u8 lean_head[16];	/* lean with an 'r' block: the frame's first
+				 * 16 bytes but values (header, 'r', mask) */
 	bool agg_only;		/* actions only feed aggregating variables:
 				 * a hit writes no frame (plan.c) */
 

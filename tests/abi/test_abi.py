@@ -112,6 +112,12 @@ class Addresses(unittest.TestCase):
                          c_define(src("module/core/static_data.h"), "GTP_SDATA_ADDR"))
 
 
+class Blocks(unittest.TestCase):
+    def test_rsub(self):
+        self.assertEqual(abi.RSUB_BLOCK,
+                         c_define(src("module/core/regs.h"), "GTP_RSUB_BLOCK"))
+
+
 class AxErrors(unittest.TestCase):
     def test_names(self):
         self.assertEqual(abi.AX_ERRORS, ax_error_names(src("module/core/ax.h"),

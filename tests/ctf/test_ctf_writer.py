@@ -25,7 +25,7 @@ from fractions import Fraction
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
-from gtpctl import copier, ctf, stream_ctf, streamer  # noqa: E402
+from gtpctl import copier, ctf, stream_ctf, streamer, trace  # noqa: E402
 
 BABELTRACE = shutil.which("babeltrace2")
 LINE = re.compile(r"^\[(\d+)\] (\S+) (\S+): \{ cpu_id = (\d+) \}, \{ ?(.*?) ?\}$")
@@ -282,6 +282,33 @@ class TestStream(unittest.TestCase):
             self.assertEqual(g[4], w[3], w[2])
         self.assertIn("discarded 4 events", err)       # before cpu 0's first packet
         self.assertIn("discarded 2 events", err)       # after cpu 1's last packet
+
+    def test_rsub_block(self):
+        """A frame's 'r' block (regs.h: the registers its R action named,
+        rip always) gives an event of those registers alone, as an R
+        block's fields; gtp-ctl's Frame reads it as the R block the kernel
+        serves for it (the others zero)."""
+        mask = 1 << 4 | 1 << 5 | 1 << 16 | 1 << 17
+        vals = struct.pack("<3QI", 0x77, 2**64 - 3, A1, 0x246)
+        blocks = b"r" + struct.pack("<I", mask) + vals + b"V" + struct.pack("<iq", 1, 9)
+        data = (defs_record()
+                + packet(0, [(TSC + 1000, 1, blocks), (TSC + 1010, 1, tp1(5, 6)[0])], 0, 0)
+                + record(3, 0, 1) + record(3, 1, 1))
+        with Dir() as d:
+            convert(data, d)
+            got, _ = babeltrace(d)
+        self.assertEqual([g[2] for g in got], ["tp1_gtp_test_function", "tp1_gtp_test_function_2"])
+        self.assertEqual(got[0][4], {"rsi": 0x77, "rdi": 2**64 - 3, "rip": A1, "eflags": 0x246,
+                                     "v": 9})
+        self.assertEqual(got[1][4], tp1(5, 6)[1])
+        f = trace.Frame(0, 1, blocks)
+        f.parse(164)
+        regs = struct.unpack("<17Q7I", f.regs)
+        self.assertEqual((regs[4], regs[5], regs[16], regs[17]), (0x77, 2**64 - 3, A1, 0x246))
+        self.assertEqual(sum(regs) - (0x77 + 2**64 - 3 + A1 + 0x246), 0)
+        self.assertEqual(f.tsv, {1: 9})
+        with self.assertRaisesRegex(trace.TraceError, "names register 20"):
+            trace.walk_blocks(b"r" + struct.pack("<I", 1 << 20 | 1 << 16) + vals, 164)
 
     def test_two_hosts_one_time_axis(self):
         """Host B's TSC runs at another rate from another base; its events

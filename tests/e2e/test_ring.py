@@ -21,6 +21,10 @@ from gtplib import GDB_HEAD, gdb_script, expect, expect_not, reset_target
 
 N = 400                     # calls per CPU
 TF = "/tmp/ring_e2e.tf"
+# Holds about a quarter of the 2 * N frames: each is an 80-byte ring
+# record (header, an 'r' block of rsi, rdi and rip, two V blocks); 64 KiB
+# held them all once the frames stored only the registers collected.
+SMALL = 16 << 10
 
 HEAD = GDB_HEAD
 
@@ -139,7 +143,7 @@ def test_discard_room_for_all():
 
 def test_discard_full_stops():
     """Python: every frame of the trace file, parsed here, checked."""
-    out, (status, hits, frames) = run(False, 64 << 10)
+    out, (status, hits, frames) = run(False, SMALL)
     expect(out, r"^Trace stopped because the buffer was full\.$")
     assert "tfull" in status, status
     created = int(status["tcreated"], 16)
@@ -154,7 +158,7 @@ def test_discard_full_stops():
 
 def test_circular_keeps_newest():
     """Python: every frame of the trace file, parsed here, checked."""
-    out, (status, hits, frames) = run(True, 64 << 10)
+    out, (status, hits, frames) = run(True, SMALL)
     assert hits == 2 * N, (hits, out)
     assert status.get("circular") == "1", status
     assert int(status["tcreated"], 16) == 2 * N, status

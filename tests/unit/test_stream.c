@@ -53,7 +53,8 @@ static int setup(void **state)
 	/* 8 KiB: 1 KiB sub-buffers hold five 192-byte records each */
 	assert_string_equal(ask("QTBuffer:size:2000"), "OK");
 	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
-	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R01"), "OK");
+	/* every general register: an 'R' block (regs.h), rdi at 5 * 8 */
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R1ffff"), "OK");
 	return 0;
 }
 
@@ -200,7 +201,7 @@ static void test_stream_keeps_up(void **state)
 	assert_non_null(strstr(s.defs_text, "gtp-stream 2\nrun "));
 	assert_non_null(strstr(s.defs_text, "\ncpus 1\n"));
 	assert_non_null(strstr(s.defs_text, "\ntp T1:" ADDR16 ":E:0:0\n"));
-	assert_non_null(strstr(s.defs_text, "\ntp A1:" ADDR16 ":R01\nend\n"));
+	assert_non_null(strstr(s.defs_text, "\ntp A1:" ADDR16 ":R1ffff\nend\n"));
 	/* complete sub-buffers only while running: the last partial waits */
 	assert_true(s.frames >= 995 && s.frames < 1000);
 	assert_int_equal(s.ends, 0);

@@ -497,6 +497,145 @@ static void test_run_and_frames(void **state)
 	assert_null(strchr(ask("g"), 'x'));
 }
 
+/* The served frames (qTBuffer:0,...) as bytes into @buf; their length. */
+static int served(u8 *buf, size_t cap)
+{
+	const char *r = ask("qTBuffer:0,7d0");
+	int n = strlen(r) / 2;
+
+	assert_true((size_t)n <= cap);
+	assert_int_equal(rsp_hex2bin(r, strlen(r), buf), n);
+	return n;
+}
+
+/*
+ * An R action naming few registers stores an 'r' block (regs.h): its mask,
+ * rip always added, then those registers alone, rip the tracepoint's
+ * address.  'g' shows the others unavailable; qTBuffer serves the frame
+ * as gdb's trace file has it: a whole 'R' block, the others zero.  Both
+ * paths write it: the lean one (tracepoint 1) and the action loop (2, with
+ * a memory action; eflags, cs, ss too).
+ */
+static void test_rsub_block(void **state)
+{
+	static const u32 global_val = 0xcafe;
+	static const u8 lean[] = {
+		1, 0, 29, 0, 0, 0,			/* tp 1, 29 bytes */
+		'r', 0x30, 0, 1, 0,			/* rsi, rdi, rip */
+		2, 0, 0, 0, 0, 0, 0, 0,			/* rsi */
+		3, 0, 0, 0, 0, 0, 0, 0,			/* rdi */
+		0x70, 0x01, 0, 0xc0, 0xff, 0xff, 0xff, 0xff, /* rip */
+	};
+	u8 buf[2 * (6 + 1 + GTP_G_SIZE + 11 + 4)];
+	struct gtp_tp *tp1, *tp2;
+	const u8 *f;
+	const char *r;
+	u32 flen, size;
+	int n;
+
+	assert_int_equal(user_env_add_region(GLOBAL, &global_val, 4), 0);
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R30"), "OK");
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":Re0030M-1,ffffffffc0004074,4"),
+			    "OK");
+	tp1 = gtp_tp_find(1, ADDR);
+	tp2 = gtp_tp_find(2, 0xffffffffc0001700ull);
+	assert_true(tp1->lean);
+	assert_int_equal(tp1->frame_len, sizeof(lean));
+	assert_false(tp2->lean);
+	/* $regs stays an 'R' block: R1ffff in test_plan_without_actions */
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(hit(tp1, 3, 2));
+	assert_true(hit(tp2, 5, 4));
+	assert_string_equal(ask("QTStop"), "OK");
+
+	f = gtp_frame_get(0, &flen);
+	assert_int_equal(flen, sizeof(lean));
+	assert_memory_equal(f, lean, sizeof(lean));
+	f = gtp_frame_get(1, &flen);
+	/* 'r' mask rsi rdi rip eflags cs ss: 3 * 8 + 3 * 4, then 'M' */
+	assert_int_equal(flen, 6 + 5 + 36 + 11 + 4);
+	assert_int_equal(f[6], 'r');
+	assert_int_equal(f[6 + 5 + 36], 'M');
+
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	r = ask("g");
+	assert_int_equal(strlen(r), 2 * GTP_G_SIZE);
+	assert_memory_equal(r, "xxxxxxxxxxxxxxxx", 16);		/* rax */
+	assert_memory_equal(r + 2 * 32, "0200000000000000", 16);	/* rsi */
+	assert_memory_equal(r + 2 * 40, "0300000000000000", 16);	/* rdi */
+	assert_memory_equal(r + 2 * 48, "xxxxxxxxxxxxxxxx", 16);	/* rbp */
+	assert_memory_equal(r + 2 * 128, "700100c0ffffffff", 16);	/* rip */
+	assert_memory_equal(r + 2 * 136, "xxxxxxxx", 8);		/* eflags */
+	assert_string_equal(ask("QTFrame:1"), "F1T2");
+	r = ask("g");
+	assert_memory_equal(r + 2 * 120, "xxxxxxxxxxxxxxxx", 16);	/* r15 */
+	assert_memory_equal(r + 2 * 40, "0500000000000000", 16);	/* rdi */
+	assert_memory_equal(r + 2 * 128, "001700c0ffffffff", 16);	/* rip */
+	assert_memory_equal(r + 2 * 136, "460200001000000018000000", 24);
+	assert_memory_equal(r + 2 * 148, "xxxxxxxx", 8);		/* ds */
+	assert_string_equal(ask("mffffffffc0004074,4"), "feca0000");
+	/* tfind pc: the 'r' block's rip */
+	assert_string_equal(ask("QTFrame:pc:ffffffffc0001700"), "F-1");
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	assert_string_equal(ask("QTFrame:pc:ffffffffc0001700"), "F1T2");
+
+	/* qTBuffer: two frames, each with a whole 'R' block */
+	n = served(buf, sizeof(buf));
+	assert_int_equal(n, 2 * (6 + 1 + GTP_G_SIZE) + 11 + 4);
+	memcpy(&size, buf + 2, 4);
+	assert_int_equal(size, 1 + GTP_G_SIZE);
+	assert_int_equal(buf[6], 'R');
+	assert_int_equal(buf[7 + 32], 2);			/* rsi */
+	assert_int_equal(buf[7 + 40], 3);			/* rdi */
+	assert_int_equal(buf[7], 0);				/* rax: zero */
+	assert_int_equal(buf[7 + 128], 0x70);			/* rip */
+	f = buf + 6 + 1 + GTP_G_SIZE;
+	memcpy(&size, f + 2, 4);
+	assert_int_equal(size, 1 + GTP_G_SIZE + 11 + 4);
+	assert_int_equal(f[7 + 40], 5);				/* rdi */
+	assert_int_equal(f[7 + 136], 0x46);			/* eflags */
+	assert_int_equal(f[7 + 140], 0x10);			/* cs */
+	assert_int_equal(f[7 + 144], 0x18);			/* ss */
+	assert_int_equal(f[7 + GTP_G_SIZE], 'M');
+	/* a piece from inside the 'R' block the frame did not store */
+	r = ask("qTBuffer:2f,3");				/* rdi */
+	assert_string_equal(r, "030000");
+	snprintf((char *)buf, sizeof(buf), "qTBuffer:%x,10",
+		 2 * (6 + 1 + GTP_G_SIZE) + 11 + 4);
+	assert_string_equal(ask((char *)buf), "l");
+}
+
+/*
+ * Two R actions in one tracepoint keep whole 'R' blocks: g takes a frame's
+ * registers from its first register block, so that one must hold the
+ * registers of both (tp->regmask); here r8 of the second.
+ */
+static void test_rsub_two_r_actions(void **state)
+{
+	struct gtp_tp *tp;
+	const u8 *f;
+	const char *r;
+	u32 flen;
+
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R30R100"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+	assert_int_equal(tp->frame_len, 6 + 2 * (1 + GTP_G_SIZE));
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(hit(tp, 3, 2));
+	assert_string_equal(ask("QTStop"), "OK");
+	f = gtp_frame_get(0, &flen);
+	assert_int_equal(f[6], 'R');
+	assert_int_equal(f[7 + GTP_G_SIZE], 'R');
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	r = ask("g");
+	assert_memory_equal(r + 2 * 40, "0300000000000000", 16);	/* rdi */
+	assert_memory_equal(r + 2 * 64, "0000000000000000", 16);	/* r8 */
+	assert_memory_equal(r + 2 * 72, "xxxxxxxxxxxxxxxx", 16);	/* r9 */
+}
+
 static void test_uncollected_regs_and_pc(void **state)
 {
 	struct gtp_tp *tp;
@@ -1048,6 +1187,8 @@ int main(void)
 		T(test_locations_each_their_own),
 		T(test_entry_values),
 		T(test_run_and_frames),
+		T(test_rsub_block),
+		T(test_rsub_two_r_actions),
 		T(test_uncollected_regs_and_pc),
 		T(test_condition_and_pass_count),
 		T(test_disable_while_running),
