@@ -43,7 +43,7 @@ def ax_error_name(err: int) -> str:
 
 # /proc/gtp_stream (module/core/stream.h)
 STREAM_MAGIC = 0x53505447           # GTP_STREAM_MAGIC, "GTPS"
-STREAM_VERSION = 2                  # GTP_STREAM_VERSION
+STREAM_VERSION = 3                  # GTP_STREAM_VERSION
 STREAM_DEFS, STREAM_PACKET, STREAM_END = 1, 2, 3    # enum gtp_stream_type
 # struct gtp_stream_rec: magic, type, cpu, len, run, ts_begin, ts_end, seq, lost
 STREAM_REC = struct.Struct("<IHHIIQQQQ")

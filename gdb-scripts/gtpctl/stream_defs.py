@@ -27,8 +27,10 @@ REC = abi.STREAM_REC
 MAGIC = abi.STREAM_MAGIC
 DEFS, PACKET, END = abi.STREAM_DEFS, abi.STREAM_PACKET, abi.STREAM_END
 FORMAT_VERSION = abi.STREAM_VERSION
-# version 1 is version 2 without pieces or `end`: its saved files still read
+# version 1 is version 2 without pieces or `end`, version 2 is version 3
+# without 'r' blocks: their saved files still read
 FIRST_VERSION = 1
+PIECES_VERSION = 2                    # the first in DEFS pieces ending in `end`
 RING_REC = abi.RING_REC
 RING_DATA = abi.RING_REC_DATA
 # gdb's trace file frame
@@ -71,7 +73,7 @@ class DefsPieces:
                              "is out of sync" % (self.origin, seq, self.run, len(self.texts)))
         text = payload.rstrip(b"\0").decode(errors="replace")
         self.texts.append(text)
-        if seq == 0 and _version(text) != FORMAT_VERSION:
+        if seq == 0 and not PIECES_VERSION <= (_version(text) or 0) <= FORMAT_VERSION:
             # version 1: one record, no `end`; any other: Defs says why not
             return Defs(text, self.origin)
         if text.endswith("\nend\n") or text == "end\n":

@@ -26,7 +26,7 @@
 #include "compat.h"
 
 #define GTP_STREAM_MAGIC	0x53505447	/* "GTPS" */
-#define GTP_STREAM_VERSION	2
+#define GTP_STREAM_VERSION	3	/* 3: frames may hold 'r' blocks */
 
 enum gtp_stream_type {
 	GTP_STREAM_DEFS = 1,

@@ -505,7 +505,7 @@ def test_stream_defs_over_4mib():
     assert total > 4 << 20 and len(pieces) > 64, (total, len(pieces))
     assert all(ln <= 64 << 10 and text.endswith("\n") for _, ln, text in pieces)
     text = "".join(t for _, _, t in pieces)
-    assert text.startswith("gtp-stream 2\n") and text.endswith("\nend\n"), text[:200]
+    assert text.startswith("gtp-stream 3\n") and text.endswith("\nend\n"), text[:200]
     got = {}
     for line in text.splitlines():
         m = re.match(r"tp A([0-9a-f]+):([0-9a-f]+):(.*)$", line)

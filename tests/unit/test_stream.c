@@ -198,7 +198,7 @@ static void test_stream_keeps_up(void **state)
 			drain(st, &s, 4096);
 	}
 	assert_int_equal(s.defs, 1);
-	assert_non_null(strstr(s.defs_text, "gtp-stream 2\nrun "));
+	assert_non_null(strstr(s.defs_text, "gtp-stream 3\nrun "));
 	assert_non_null(strstr(s.defs_text, "\ncpus 1\n"));
 	assert_non_null(strstr(s.defs_text, "\ntp T1:" ADDR16 ":E:0:0\n"));
 	assert_non_null(strstr(s.defs_text, "\ntp A1:" ADDR16 ":R1ffff\nend\n"));
@@ -456,7 +456,7 @@ static void test_stream_defs_pieces(void **state)
 	assert_true(s.in_order);
 	assert_int_equal(s.ends, 1);
 
-	assert_memory_equal(s.defs_text, "gtp-stream 2\nrun ", 17);
+	assert_memory_equal(s.defs_text, "gtp-stream 3\nrun ", 17);
 	assert_string_equal(s.defs_text + s.defs_len - 5, "\nend\n");
 	upload_lines("tp", "qTfP", "qTsP", want, sizeof(want));
 	lines_with(s.defs_text, "tp ", got, sizeof(got));
