@@ -37,6 +37,18 @@ static inline u64 gtp_reg_value(const struct pt_regs *regs, int regno)
 	return 0;
 }
 
+/* Bytes of gdb register @i in a 'g' block: rax..rip 8, eflags..gs 4. */
+static inline u32 gtp_g_reg_size(int i)
+{
+	return i < 17 ? 8 : 4;
+}
+
+/* Where gdb register @i sits in a 'g' block. */
+static inline u32 gtp_g_reg_off(int i)
+{
+	return i < 17 ? 8 * i : 136 + 4 * (i - 17);
+}
+
 /* One 8-byte register slot of a 'g' block (unaligned: frames are packed). */
 static inline void gtp_g_put_reg(u8 *out, int i, u64 v)
 {
@@ -123,19 +135,6 @@ struct gtp_rsub {
 	u8 off[16];	/* their pt_regs byte offsets, ascending numbers */
 };
 
-/* Bytes of the values of an 'r' block of @mask; -1 past gdb's 24. */
-static inline int gtp_rsub_vals_len(u32 mask)
-{
-	int i, len = 0;
-
-	if (mask >> 24)
-		return -1;
-	for (i = 0; i < 24; i++)
-		if (mask & (1u << i))
-			len += i < 17 ? 8 : 4;
-	return len;
-}
-
 /* Where register @regno's value sits among an 'r' block's values. */
 static inline int gtp_rsub_reg_off(u32 mask, int regno)
 {
@@ -143,8 +142,14 @@ static inline int gtp_rsub_reg_off(u32 mask, int regno)
 
 	for (i = 0; i < regno; i++)
 		if (mask & (1u << i))
-			off += i < 17 ? 8 : 4;
+			off += gtp_g_reg_size(i);
 	return off;
+}
+
+/* Bytes of the values of an 'r' block of @mask; -1 past gdb's 24. */
+static inline int gtp_rsub_vals_len(u32 mask)
+{
+	return mask >> 24 ? -1 : gtp_rsub_reg_off(mask, 24);
 }
 
 /* eflags, cs, ss, as gtp_regs_to_g() takes them (rarely named). */

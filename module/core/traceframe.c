@@ -148,12 +148,6 @@ static u64 frame_pc(const u8 *f, u32 flen)
 	return tp ? tp->addr : 0;
 }
 
-/* Register sizes in the 'g' layout: 17 x 8 bytes, then 7 x 4 bytes. */
-static u32 g_reg_size(int i)
-{
-	return i < 17 ? 8 : 4;
-}
-
 static void frame_regs(struct gtp_conn *gc)
 {
 	static const char xx[] = "xxxxxxxxxxxxxxxx";
@@ -194,7 +188,7 @@ static void frame_regs(struct gtp_conn *gc)
 	/* ds, es, fs, gs are not in pt_regs: never available. */
 	mask &= (1ull << 20) - 1;
 	for (i = 0; i < 24; i++) {
-		u32 sz = g_reg_size(i);
+		u32 sz = gtp_g_reg_size(i);
 		bool have = mask & (1ull << i);
 
 		if (i == 16)
@@ -430,11 +424,10 @@ static void rsub_to_g(const struct fblock *b, u8 *out)
 	memset(out, 0, 1 + GTP_G_SIZE);
 	out[0] = 'R';
 	for (i = 0; i < 24; i++) {
-		u32 sz = g_reg_size(i);
+		u32 sz = gtp_g_reg_size(i);
 
 		if (b->mask & (1u << i)) {
-			memcpy(out + 1 + (i < 17 ? 8 * i : 136 + 4 * (i - 17)),
-			       b->data + off, sz);
+			memcpy(out + 1 + gtp_g_reg_off(i), b->data + off, sz);
 			off += sz;
 		}
 	}
