@@ -189,15 +189,23 @@ static void unpin_code(void)
 	gtp_npins = 0;
 }
 
-/* Every backend that armed (or tried to), backwards. */
-static void disarm_backends(unsigned int n)
+/*
+ * Every backend, backwards, armed or not (a later one may hold what an
+ * earlier one passed on): each unregisters what it registered, waits
+ * until no handler of its own runs, and frees the rest.  Then nothing
+ * reads the entry registers, nor the probed code.
+ */
+static void detach_all(void)
 {
+	unsigned int n = ARRAY_SIZE(gtp_backends);
 	struct gtp_tp *tp;
 
 	while (n--)
 		gtp_backends[n]->disarm();
 	for (tp = gtp_tps; tp; tp = tp->next)
 		tp->probe = NULL;
+	gtp_entry_regs_disarm();
+	unpin_code();
 }
 
 int gtp_attach_arm(struct gtp_conn *gc)
@@ -217,34 +225,28 @@ int gtp_attach_arm(struct gtp_conn *gc)
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		ret = offer(gc, tp, 0);
 		if (ret)
-			goto err_added;
+			goto err;
 	}
 	ret = pin_code(gc);
 	if (ret)
-		goto err_added;
+		goto err;
 	/* before the locations: their first hits find what it recorded */
 	ret = gtp_entry_regs_arm(gc);
 	if (ret)
-		goto err_added;
+		goto err;
 	for (i = 0; i < ARRAY_SIZE(gtp_backends); i++) {
 		gtp_attach_next = i;
 		ret = gtp_backends[i]->arm(gc);
 		if (!ret)
 			ret = gtp_attach_err;
 		if (ret)
-			goto err_added;
+			goto err;
 	}
 	gtp_attach_armed = true;
 	return 0;
 
-err_added:
-	/*
-	 * Every backend, armed or not: a later one may hold what an earlier
-	 * one passed on.  Each unregisters what it registered, frees the rest.
-	 */
-	disarm_backends(ARRAY_SIZE(gtp_backends));
-	gtp_entry_regs_disarm();
-	unpin_code();
+err:
+	detach_all();
 	return ret;
 }
 
@@ -253,11 +255,7 @@ void gtp_attach_disarm(void)
 	lockdep_assert_held(&gtp_mutex);
 	if (!gtp_attach_armed)
 		return;
-	/* each waits until no handler of its own runs any more */
-	disarm_backends(ARRAY_SIZE(gtp_backends));
-	/* then nothing reads the entry registers, nor the probed code */
-	gtp_entry_regs_disarm();
-	unpin_code();
+	detach_all();
 	gtp_attach_armed = false;
 }
 
