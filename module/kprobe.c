@@ -32,12 +32,14 @@ struct gtp_kprobe {
 	struct gtp_attachment a;
 	struct kprobe kp;
 	struct ax_jit_probe jit;	/* the pre-handler itself, or none */
-	bool registered;
 	struct gtp_kprobe *next;
 };
 
 /* Under gtp_mutex: added since the last disarm, in gtp_tps order. */
 static struct gtp_kprobe *gtp_kps, **gtp_kps_tail = &gtp_kps;
+/* The first gtp_nkps of them, registered: unregister_kprobes()' list. */
+static struct kprobe **gtp_kp_ptrs;
+static unsigned int gtp_nkps;
 static u8 *gtp_scratch;		/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 
 /*
@@ -128,8 +130,18 @@ static struct gtp_attachment *kp_add(struct gtp_conn *gc, struct gtp_tp *tp)
 static int kp_arm(struct gtp_conn *gc)
 {
 	struct gtp_kprobe *gk;
+	unsigned int n = 0;
 	int ret;
 
+	for (gk = gtp_kps; gk; gk = gk->next)
+		n++;
+	if (!n)
+		return 0;
+	gtp_kp_ptrs = kcalloc(n, sizeof(*gtp_kp_ptrs), GFP_KERNEL);
+	if (!gtp_kp_ptrs) {
+		gtp_console(gc, "gtp: out of memory for kprobes\n");
+		return -ENOMEM;
+	}
 	for (gk = gtp_kps; gk; gk = gk->next) {
 		struct gtp_tp *tp = gk->a.tp;
 
@@ -147,7 +159,7 @@ static int kp_arm(struct gtp_conn *gc)
 				    gtp_kprobe_refusal(ret), ret);
 			return ret;
 		}
-		gk->registered = true;
+		gtp_kp_ptrs[gtp_nkps++] = &gk->kp;
 	}
 	return 0;
 }
@@ -155,35 +167,24 @@ static int kp_arm(struct gtp_conn *gc)
 static void kp_disarm(void)
 {
 	struct gtp_kprobe *gk, *next;
-	struct kprobe **kps;
-	unsigned int n = 0;
+	unsigned int i = 0;
 
-	for (gk = gtp_kps; gk; gk = gk->next)
-		n += gk->registered;
-	/* one wait for all of them, when there is room to list them */
-	kps = n ? kcalloc(n, sizeof(*kps), GFP_KERNEL) : NULL;
-	if (kps) {
-		n = 0;
-		for (gk = gtp_kps; gk; gk = gk->next)
-			if (gk->registered)
-				kps[n++] = &gk->kp;
-		unregister_kprobes(kps, n);
-		kfree(kps);
-	} else {
-		for (gk = gtp_kps; gk; gk = gk->next)
-			if (gk->registered)
-				unregister_kprobe(&gk->kp);
-	}
+	/* one wait for all of them */
+	if (gtp_nkps)
+		unregister_kprobes(gtp_kp_ptrs, gtp_nkps);
 	/* no handler runs any more: their code may go */
-	for (gk = gtp_kps; gk; gk = next) {
+	for (gk = gtp_kps; gk; gk = next, i++) {
 		next = gk->next;
-		if (gk->registered)
+		if (i < gtp_nkps)
 			gk->a.tp->missed = gk->kp.nmissed;
 		ax_jit_probe_free(&gk->jit);
 		kfree(gk);
 	}
 	gtp_kps = NULL;
 	gtp_kps_tail = &gtp_kps;
+	kfree(gtp_kp_ptrs);
+	gtp_kp_ptrs = NULL;
+	gtp_nkps = 0;
 }
 
 static void kp_set_enabled(struct gtp_attachment *a, bool enabled)

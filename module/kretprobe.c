@@ -25,12 +25,14 @@
 struct gtp_kretprobe {
 	struct gtp_attachment a;
 	struct kretprobe krp;
-	bool registered;
 	struct gtp_kretprobe *next;
 };
 
 /* Under gtp_mutex: added since the last disarm, in gtp_tps order. */
 static struct gtp_kretprobe *gtp_krps, **gtp_krps_tail = &gtp_krps;
+/* The first gtp_nkrps of them, registered: unregister_kretprobes()' list. */
+static struct kretprobe **gtp_krp_ptrs;
+static unsigned int gtp_nkrps;
 static u8 *gtp_kret_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE, armed */
 
 /*
@@ -120,12 +122,16 @@ static const char *refusal(int err)
 static int krp_arm(struct gtp_conn *gc)
 {
 	struct gtp_kretprobe *gk;
+	unsigned int n = 0;
 	int ret;
 
-	if (!gtp_krps)
+	for (gk = gtp_krps; gk; gk = gk->next)
+		n++;
+	if (!n)
 		return 0;
+	gtp_krp_ptrs = kcalloc(n, sizeof(*gtp_krp_ptrs), GFP_KERNEL);
 	gtp_kret_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
-	if (!gtp_kret_scratch) {
+	if (!gtp_krp_ptrs || !gtp_kret_scratch) {
 		gtp_console(gc, "gtp: out of memory for kretprobes\n");
 		return -ENOMEM;
 	}
@@ -149,7 +155,7 @@ static int krp_arm(struct gtp_conn *gc)
 				    refusal(ret), ret);
 			return ret;
 		}
-		gk->registered = true;
+		gtp_krp_ptrs[gtp_nkrps++] = rp;
 	}
 	return 0;
 }
@@ -157,33 +163,22 @@ static int krp_arm(struct gtp_conn *gc)
 static void krp_disarm(void)
 {
 	struct gtp_kretprobe *gk, *next;
-	struct kretprobe **krps;
-	unsigned int n = 0;
+	unsigned int i = 0;
 
-	for (gk = gtp_krps; gk; gk = gk->next)
-		n += gk->registered;
-	krps = n ? kcalloc(n, sizeof(*krps), GFP_KERNEL) : NULL;
-	if (krps) {
-		n = 0;
-		for (gk = gtp_krps; gk; gk = gk->next)
-			if (gk->registered)
-				krps[n++] = &gk->krp;
-		/* waits until no handler of theirs runs any more */
-		unregister_kretprobes(krps, n);
-		kfree(krps);
-	} else {
-		for (gk = gtp_krps; gk; gk = gk->next)
-			if (gk->registered)
-				unregister_kretprobe(&gk->krp);
-	}
-	for (gk = gtp_krps; gk; gk = next) {
+	/* one wait until no handler of theirs runs any more */
+	if (gtp_nkrps)
+		unregister_kretprobes(gtp_krp_ptrs, gtp_nkrps);
+	for (gk = gtp_krps; gk; gk = next, i++) {
 		next = gk->next;
-		if (gk->registered)
+		if (i < gtp_nkrps)
 			gk->a.tp->missed = gk->krp.kp.nmissed + gk->krp.nmissed;
 		kfree(gk);
 	}
 	gtp_krps = NULL;
 	gtp_krps_tail = &gtp_krps;
+	kfree(gtp_krp_ptrs);
+	gtp_krp_ptrs = NULL;
+	gtp_nkrps = 0;
 	vfree(gtp_kret_scratch);
 	gtp_kret_scratch = NULL;
 }

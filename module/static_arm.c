@@ -32,6 +32,13 @@ struct gtp_static_tp {
 
 /* Under gtp_mutex: added since the last disarm, in gtp_tps order. */
 static struct gtp_static_tp *arm_tps, **arm_tps_tail = &arm_tps;
+/*
+ * The first arm_n of them, attached: their handles, for one grace period
+ * at detach, and there their hits the nesting guard refused.
+ */
+static void **arm_handles;
+static u64 *arm_missed;
+static unsigned int arm_n;
 
 /*
  * Frames are built in per-CPU scratch space, as for kprobes, but unlike
@@ -116,13 +123,18 @@ static int st_arm(struct gtp_conn *gc)
 {
 	struct ax_jit_probe probe;
 	struct gtp_static_tp *st;
+	unsigned int n = 0;
 	int ret;
 
-	if (!arm_tps)
+	for (st = arm_tps; st; st = st->next)
+		n++;
+	if (!n)
 		return 0;
+	arm_handles = kcalloc(n, sizeof(*arm_handles), GFP_KERNEL);
+	arm_missed = kcalloc(n, sizeof(*arm_missed), GFP_KERNEL);
 	arm_scratch = vmalloc(array3_size(nr_cpu_ids, GTP_STATIC_NEST_MAX,
 					  GTP_SCRATCH_SIZE));
-	if (!arm_scratch) {
+	if (!arm_handles || !arm_missed || !arm_scratch) {
 		gtp_console(gc, "gtp: out of memory for static tracepoints\n");
 		return -ENOMEM;
 	}
@@ -140,6 +152,7 @@ static int st_arm(struct gtp_conn *gc)
 				    attach_refusal(ret), ret);
 			return ret;
 		}
+		arm_handles[arm_n++] = st->handle;
 	}
 	return 0;
 }
@@ -147,34 +160,23 @@ static int st_arm(struct gtp_conn *gc)
 static void st_disarm(void)
 {
 	struct gtp_static_tp *st, *next;
-	unsigned int n = 0, i = 0;
-	void **handles;
-	u64 *missed;
+	unsigned int i = 0;
 
-	for (st = arm_tps; st; st = st->next)
-		n++;
-	handles = kcalloc(n, sizeof(*handles), GFP_KERNEL);
-	missed = kcalloc(n, sizeof(*missed), GFP_KERNEL);
-	if (handles && missed) {
-		/* one grace period for all of them */
-		for (st = arm_tps; st; st = st->next)
-			handles[i++] = st->handle;
-		gtp_static_detach_many(handles, n, missed);
-	} else {
-		for (st = arm_tps; st; st = st->next)
-			if (st->handle)
-				gtp_static_detach(st->handle);
-	}
-	for (st = arm_tps, i = 0; st; st = next, i++) {
+	/* one grace period for all of them */
+	gtp_static_detach_many(arm_handles, arm_n, arm_missed);
+	for (st = arm_tps; st; st = next, i++) {
 		next = st->next;
-		if (handles && missed)
-			st->a.tp->missed = missed[i];
+		if (i < arm_n)
+			st->a.tp->missed = arm_missed[i];
 		kfree(st);
 	}
 	arm_tps = NULL;
 	arm_tps_tail = &arm_tps;
-	kfree(handles);
-	kfree(missed);
+	kfree(arm_handles);
+	arm_handles = NULL;
+	kfree(arm_missed);
+	arm_missed = NULL;
+	arm_n = 0;
 	vfree(arm_scratch);
 	arm_scratch = NULL;
 }
