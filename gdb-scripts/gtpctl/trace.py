@@ -46,7 +46,7 @@ def rsub_len(mask: int) -> Optional[int]:
     writes one."""
     if mask >> (REG_NUM["ss"] + 1):
         return None
-    return sum(reg_offset(n)[1] for n in range(len(REG_NUM)) if mask >> n & 1)
+    return sum(reg_offset(n)[1] for n in rsub_regs(mask))
 
 
 def rsub_regs(mask: int) -> list[int]:
