@@ -270,8 +270,8 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 	/* a trampoline of its own saved every register: none is stale */
 	if (fp->lite && !fp->direct)
 		regs = lite_copy(live);
-	gtp_hit_rest(tp, regs, env, gtp_hit_scratch(gtp_fp_scratch, 1, 0),
-		     pre);
+	gtp_tp_hit_rest(tp, regs, gtp_hit_scratch(gtp_fp_scratch, 1, 0),
+			GTP_SCRATCH_SIZE, env, pre);
 out:
 	live->ip = saved_ip;
 }

@@ -8,9 +8,9 @@
  * tracepoint's enable flag, its condition (or, when a JIT-compiled probe
  * already found it true, only the CPU budget's share: @held), and the
  * actions into a frame built in the backend's per-CPU scratch area with
- * its per-CPU environment.  gtp_hit_pre() and gtp_hit_rest() are the two
- * halves, for a backend with something to do between them (ftrace shows
- * the kprobe's ip to a hit that goes on).
+ * its per-CPU environment.  gtp_hit_pre() and the core's
+ * gtp_tp_hit_rest() are the two halves, for a backend with something to
+ * do between them (ftrace shows the kprobe's ip to a hit that goes on).
  *
  * Inline: the false-condition path is the hot one, and each backend's
  * handler is its only caller.
@@ -44,18 +44,6 @@ gtp_hit_pre(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env,
 	return gtp_tp_precheck(tp, regs, env);
 }
 
-/* The actions and the frame, after gtp_hit_pre() said other than false. */
-static __always_inline void gtp_hit_rest(struct gtp_tp *tp,
-					 struct pt_regs *regs,
-					 const struct ax_env *env, u8 *scratch,
-					 enum gtp_precheck pre)
-{
-	if (pre == GTP_PRE_HELD)
-		gtp_tp_hit_held(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
-	else
-		gtp_tp_hit_undecided(tp, regs, scratch, GTP_SCRATCH_SIZE, env);
-}
-
 /*
  * The whole sequence, for a backend with one scratch area per CPU in
  * @base: a false hit does not look for it.
@@ -66,7 +54,8 @@ static __always_inline void gtp_hit(struct gtp_tp *tp, struct pt_regs *regs,
 	enum gtp_precheck pre = gtp_hit_pre(tp, regs, env, held);
 
 	if (pre != GTP_PRE_FALSE)
-		gtp_hit_rest(tp, regs, env, gtp_hit_scratch(base, 1, 0), pre);
+		gtp_tp_hit_rest(tp, regs, gtp_hit_scratch(base, 1, 0),
+				GTP_SCRATCH_SIZE, env, pre);
 }
 
 /*

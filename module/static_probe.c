@@ -98,9 +98,9 @@ static __always_inline void tp_hit(const struct gtp_static_att *att,
 	pre = gtp_hit_pre(att->tp, &sr->regs, env, sr->cond_held);
 	if (pre == GTP_PRE_FALSE)
 		return;
-	gtp_hit_rest(att->tp, &sr->regs, env,
-		     gtp_hit_scratch(att->scratch, GTP_STATIC_NEST_MAX, slot),
-		     pre);
+	gtp_tp_hit_rest(att->tp, &sr->regs,
+			gtp_hit_scratch(att->scratch, GTP_STATIC_NEST_MAX, slot),
+			GTP_SCRATCH_SIZE, env, pre);
 }
 
 /*

@@ -339,13 +339,9 @@ bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap)
 {
 	struct ax_env env = { 0 };
+	enum gtp_precheck pre = gtp_tp_precheck(tp, regs, &env);
 
-	switch (gtp_tp_precheck(tp, regs, &env)) {
-	case GTP_PRE_FALSE:
+	if (pre == GTP_PRE_FALSE)
 		return false;
-	case GTP_PRE_HELD:
-		return gtp_tp_hit_held(tp, regs, scratch, cap, &env);
-	default:
-		return gtp_tp_hit_undecided(tp, regs, scratch, cap, &env);
-	}
+	return gtp_tp_hit_rest(tp, regs, scratch, cap, &env, pre);
 }

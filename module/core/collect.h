@@ -104,6 +104,17 @@ bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
 			  u8 *scratch, u32 cap, const struct ax_env *pre);
 
+/* The rest of a hit, as gtp_tp_precheck() left it (not GTP_PRE_FALSE). */
+static __always_inline bool gtp_tp_hit_rest(struct gtp_tp *tp,
+					    struct pt_regs *regs, u8 *scratch,
+					    u32 cap, const struct ax_env *pre_env,
+					    enum gtp_precheck pre)
+{
+	if (pre == GTP_PRE_HELD)
+		return gtp_tp_hit_held(tp, regs, scratch, cap, pre_env);
+	return gtp_tp_hit_undecided(tp, regs, scratch, cap, pre_env);
+}
+
 /*
  * A whole hit (precheck, then the rest) as a probe does it: check the
  * condition, collect, store.  Returns true if a frame was stored.
