@@ -21,11 +21,15 @@
  *
  * Never writable and executable at once, in every mode.  The tail of the
  * allocation after the code is filled with int3, so a stray jump into it
- * traps.  None of these functions is exported to modules: gtp_kfunc()
- * resolves them, and refuses one this CPU would not let gtp call through
- * a pointer (IBT sealing, ksym.c).  Without a usable set, the JIT is off,
- * the module still works (interpreting), jit_mem says why and so does
- * gdb's console at tstart (trace.c).
+ * traps.  None of these functions is exported to modules, and on kernels
+ * built with IBT every one of them is sealed (its endbr64 overwritten at
+ * boot: nothing in the kernel calls it through a pointer), so a call
+ * through a pointer would fault on a CPU that enforces IBT.  gtp calls
+ * them through its own static calls instead, retargeted to each function
+ * once (gtp_kfunc_bind(), ksym.h): direct calls, which IBT does not
+ * check, in every mode and on every kernel.  Without a usable set, the
+ * JIT is off, the module still works (interpreting), jit_mem says why and
+ * so does gdb's console at tstart (trace.c).
  *
  * The read-only parameters jit_mem (the mode, or why there is none),
  * jit_images (live images) and jit_last_image let a test or an operator
@@ -46,6 +50,7 @@
 #include <asm/cpufeature.h>
 #include <asm/nospec-branch.h>
 #include <linux/uaccess.h>
+#include <linux/static_call.h>
 
 #include "kcompat.h"
 #include "ksym.h"
@@ -106,68 +111,67 @@ static bool gtp_exec_tried;		/* under gtp_exec_lock */
 static enum gtp_exec_mode gtp_exec_mode;	/* published by release */
 
 /*
- * Resolved once; which ones depends on gtp_exec_mode.  Each is called
- * through a pointer, so gtp_kfunc() checks that it can be (IBT): one that
- * cannot is NULL here and names itself in jit_mem.
+ * The kernel functions each mode calls, as static calls bound once
+ * (resolve()); a NULL static call is never called: choose() picks only a
+ * mode whose functions are all bound.  The types are the kernel's.
  */
+typedef void *gtp_module_alloc_t(unsigned long size);
+typedef void *gtp_execmem_alloc_t(int type, size_t size);
+typedef void gtp_execmem_free_t(void *ptr);
+typedef bool gtp_execmem_is_rox_t(int type);
+typedef void *gtp_text_poke_copy_t(void *addr, const void *src, size_t len);
+typedef void *gtp_text_poke_set_t(void *addr, int c, size_t len);
+typedef int gtp_set_memory_t(unsigned long addr, int numpages);
+
+DEFINE_STATIC_CALL_NULL(gtp_module_alloc, gtp_module_alloc_t);
+DEFINE_STATIC_CALL_NULL(gtp_execmem_alloc, gtp_execmem_alloc_t);
+DEFINE_STATIC_CALL_NULL(gtp_execmem_free, gtp_execmem_free_t);
+DEFINE_STATIC_CALL_NULL(gtp_execmem_is_rox, gtp_execmem_is_rox_t);
+DEFINE_STATIC_CALL_NULL(gtp_text_poke_copy, gtp_text_poke_copy_t);
+DEFINE_STATIC_CALL_NULL(gtp_text_poke_set, gtp_text_poke_set_t);
+DEFINE_STATIC_CALL_NULL(gtp_set_memory_ro, gtp_set_memory_t);
+DEFINE_STATIC_CALL_NULL(gtp_set_memory_x, gtp_set_memory_t);
+
+/* Which static calls resolve() bound. */
 static struct {
-	void *(*module_alloc)(unsigned long size);
-	void *(*execmem_alloc)(int type, size_t size);
-	void (*execmem_free)(void *ptr);
-	bool (*execmem_is_rox)(int type);
-	void *(*text_poke_copy)(void *addr, const void *src, size_t len);
-	void *(*text_poke_set)(void *addr, int c, size_t len);
-	int (*set_memory_ro)(unsigned long addr, int numpages);
-	int (*set_memory_x)(unsigned long addr, int numpages);
-} ex;
-
-/* The first function that was found but cannot be called, and why. */
-static char refused[128];
-
-static void *kfunc(const char *name)
-{
-	const char *why;
-	void *fn = gtp_kfunc(name, &why);
-
-	if (!fn && strcmp(why, "not found") && !refused[0])
-		scnprintf(refused, sizeof(refused), "none (%s %s)", name,
-			  why);
-	return fn;
-}
+	bool module_alloc, execmem_alloc, execmem_free, execmem_is_rox;
+	bool text_poke_copy, text_poke_set, set_memory_ro, set_memory_x;
+} have;
 
 static void resolve(void)
 {
-	ex.module_alloc = kfunc("module_alloc");
-	ex.execmem_alloc = kfunc("execmem_alloc");
-	ex.execmem_free = kfunc("execmem_free");
-	ex.execmem_is_rox = kfunc("execmem_is_rox");
-	ex.text_poke_copy = kfunc("text_poke_copy");
-	ex.text_poke_set = kfunc("text_poke_set");
-	ex.set_memory_ro = kfunc("set_memory_ro");
-	ex.set_memory_x = kfunc("set_memory_x");
+	have.module_alloc = gtp_kfunc_bind(gtp_module_alloc, "module_alloc");
+	have.execmem_alloc = gtp_kfunc_bind(gtp_execmem_alloc, "execmem_alloc");
+	have.execmem_free = gtp_kfunc_bind(gtp_execmem_free, "execmem_free");
+	have.execmem_is_rox = gtp_kfunc_bind(gtp_execmem_is_rox,
+					     "execmem_is_rox");
+	have.text_poke_copy = gtp_kfunc_bind(gtp_text_poke_copy,
+					     "text_poke_copy");
+	have.text_poke_set = gtp_kfunc_bind(gtp_text_poke_set, "text_poke_set");
+	have.set_memory_ro = gtp_kfunc_bind(gtp_set_memory_ro, "set_memory_ro");
+	have.set_memory_x = gtp_kfunc_bind(gtp_set_memory_x, "set_memory_x");
+}
+
+static bool is_rox(int type)
+{
+	return have.execmem_is_rox && static_call(gtp_execmem_is_rox)(type);
 }
 
 static enum gtp_exec_mode choose(void)
 {
-	bool sealable = ex.set_memory_ro && ex.set_memory_x;
+	bool sealable = have.set_memory_ro && have.set_memory_x;
 
-	/* one the kernel has but gtp may not call: no guessing around it */
-	if (refused[0]) {
-		jit_mem = refused;
-		return EXEC_NONE;
-	}
-	if (ex.execmem_alloc && ex.execmem_free) {
-		if (ex.execmem_is_rox && ex.text_poke_copy && ex.text_poke_set &&
-		    ex.execmem_is_rox(GTP_EXECMEM_TEXT))
+	if (have.execmem_alloc && have.execmem_free) {
+		if (have.text_poke_copy && have.text_poke_set &&
+		    is_rox(GTP_EXECMEM_TEXT))
 			return EXEC_ROX;
 		/* EXECMEM_BPF is RW wherever there is no ROX cache for it */
-		if (sealable && !(ex.execmem_is_rox &&
-				  ex.execmem_is_rox(GTP_EXECMEM_BPF)))
+		if (sealable && !is_rox(GTP_EXECMEM_BPF))
 			return EXEC_EXECMEM;
 		jit_mem = "none (execmem without a usable RW or ROX mode)";
 		return EXEC_NONE;
 	}
-	if (ex.module_alloc && sealable)
+	if (have.module_alloc && sealable)
 		return EXEC_MODULE_ALLOC;
 	jit_mem = "none (no module_alloc, execmem_alloc or set_memory_ro/x)";
 	return EXEC_NONE;
@@ -341,13 +345,13 @@ void *gtp_exec_alloc(size_t size)
 	size = PAGE_ALIGN(size);
 	switch (smp_load_acquire(&gtp_exec_mode)) {
 	case EXEC_MODULE_ALLOC:
-		p = ex.module_alloc(size);
+		p = static_call(gtp_module_alloc)(size);
 		break;
 	case EXEC_EXECMEM:
-		p = ex.execmem_alloc(GTP_EXECMEM_BPF, size);
+		p = static_call(gtp_execmem_alloc)(GTP_EXECMEM_BPF, size);
 		break;
 	case EXEC_ROX:
-		p = ex.execmem_alloc(GTP_EXECMEM_TEXT, size);
+		p = static_call(gtp_execmem_alloc)(GTP_EXECMEM_TEXT, size);
 		break;
 	case EXEC_NONE:
 		break;
@@ -363,9 +367,9 @@ static int seal(void *image, size_t size)
 	int pages = size >> PAGE_SHIFT;
 	int ret;
 
-	ret = ex.set_memory_ro(addr, pages);
+	ret = static_call(gtp_set_memory_ro)(addr, pages);
 	if (!ret)
-		ret = ex.set_memory_x(addr, pages);
+		ret = static_call(gtp_set_memory_x)(addr, pages);
 	if (ret)
 		pr_err("jit: cannot seal an image (error %d)\n", ret);
 	return ret;
@@ -382,9 +386,10 @@ static int install(void *image, const void *code, size_t len, size_t size)
 		return seal(image, size);
 	case EXEC_ROX:
 		/* already RO + X: written through a temporary RW alias */
-		ex.text_poke_copy(image, code, len);
+		static_call(gtp_text_poke_copy)(image, code, len);
 		if (size > len)
-			ex.text_poke_set(image + len, 0xcc, size - len);
+			static_call(gtp_text_poke_set)(image + len, 0xcc,
+							size - len);
 		return 0;
 	case EXEC_NONE:
 		break;
@@ -434,6 +439,6 @@ void gtp_exec_free(void *image, size_t size)
 	if (READ_ONCE(gtp_exec_mode) == EXEC_MODULE_ALLOC)
 		vfree(image);
 	else
-		ex.execmem_free(image);
+		static_call(gtp_execmem_free)(image);
 	atomic_dec(&gtp_jit_images);
 }

@@ -1,27 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ksym.c - addresses of the few kernel symbols gtp needs that are not
- * exported: data it reads (gtp_ksym()) and functions it calls through a
- * pointer (gtp_kfunc(): executable memory for the JIT, exec_mem.c).
+ * exported: data it reads (gtp_ksym()) and functions it calls
+ * (gtp_ksym_func(), bound to a static call by gtp_kfunc_bind()).
  *
  * No kernel function is called to find them.  kallsyms_lookup_name() is
  * not exported, and on a kernel built with IBT (CONFIG_X86_KERNEL_IBT) a
  * function the kernel itself never calls through a pointer has its
  * endbr64 overwritten with a NOP at boot (apply_seal_endbr(), on every
  * CPU): where the CPU enforces IBT an indirect call to it is a
- * control-protection fault (#CP), an oops at best.  kallsyms_lookup_name is such a function on 6.12.  So the
- * exported register_kprobe() resolves the name (it looks it up itself)
- * for a disabled kprobe that is never armed; kp.addr is the address.  For
- * a data symbol the registration fails (not text), after kp.addr is set.
- * On IBT kernels the kprobe layer moves a probe on a function past its
- * endbr64 (or past the NOP a sealed endbr64 became), so kp.addr is then
- * the function + 4: the symbol's start is found again with sprint_symbol().
+ * control-protection fault (#CP), an oops at best.  kallsyms_lookup_name
+ * is such a function on 6.12.  So the exported register_kprobe() resolves
+ * the name (it looks it up itself) for a disabled kprobe that is never
+ * armed; kp.addr is the address.  For a data symbol the registration fails
+ * (not text), after kp.addr is set.  On IBT kernels the kprobe layer moves
+ * a probe on a function past its endbr64 (or past the NOP a sealed endbr64
+ * became), so kp.addr is then the function + 4: the symbol's start is
+ * found again with sprint_symbol().
  *
- * A function is callable through a pointer when the CPU does not enforce
- * IBT or the function still starts with endbr64; otherwise gtp_kfunc()
- * refuses it and the feature that wanted it stays off and says why.
- * tests/ibt/check verifies every name given to gtp_kfunc() against the
- * seal list of each installed kernel image.
+ * The functions gtp calls are sealed on every IBT kernel it runs on
+ * (execmem_alloc, set_memory_ro, text_poke_copy, ...), so gtp never calls
+ * them through a pointer: gtp_kfunc_bind() retargets one of the module's
+ * own static calls, a direct call the kernel patches into the module's
+ * text (static_call_update()), which IBT does not check.
+ * tests/ibt/check.py verifies every name bound so against each installed
+ * kernel image.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -30,7 +33,6 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/user_namespace.h>
-#include <asm/cpufeature.h>
 
 #include "kcompat.h"
 #include "ksym.h"
@@ -77,7 +79,8 @@ static unsigned long resolve(const char *name, bool *text)
  * @name: as in /proc/kallsyms
  *
  * For data gtp reads, never for a function it calls: a name a kprobe could
- * be placed on (kernel text) is refused, use gtp_kfunc().
+ * be placed on (kernel text) is refused: a function is bound with
+ * gtp_kfunc_bind().
  *
  * Context: process context (registers a kprobe; may sleep).
  * Return: its address, or 0 when it does not exist or is text.
@@ -109,33 +112,23 @@ unsigned long gtp_ksym_code(const char *name)
 }
 
 /**
- * gtp_kfunc - a non-exported kernel function gtp may call through a pointer
+ * gtp_ksym_func - the start of a non-exported kernel function
  * @name: as in /proc/kallsyms
- * @why:  set to the reason when the answer is NULL
+ *
+ * For a function gtp calls, through gtp_kfunc_bind() only: a direct call,
+ * so whether its endbr64 was sealed does not matter.
  *
  * Context: process context (registers a kprobe; may sleep).
- * Return: the function, or NULL when it does not exist or this CPU
- * enforces IBT and the function does not start with endbr64 (its endbr64
- * was sealed at boot: nothing in the kernel calls it through a pointer).
+ * Return: its address, or 0 when there is no function of that name.
  */
-void *gtp_kfunc(const char *name, const char **why)
+unsigned long gtp_ksym_func(const char *name)
 {
 	bool text;
 	unsigned long addr = resolve(name, &text);
-	u32 insn;
 
-	if (!addr || !starts_symbol(addr)) {
-		*why = "not found";
-		return NULL;
-	}
-	if (!cpu_feature_enabled(X86_FEATURE_IBT))
-		return (void *)addr;
-	if (copy_from_kernel_nofault(&insn, (void *)addr, 4) ||
-	    insn != GTP_ENDBR64) {
-		*why = "not callable through a pointer on this IBT CPU (no endbr64: sealed)";
-		return NULL;
-	}
-	return (void *)addr;
+	if (!addr || !starts_symbol(addr))
+		return 0;
+	return addr;
 }
 
 /**

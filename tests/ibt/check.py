@@ -12,22 +12,23 @@ seal list, and the kernel's own kallsyms tables for addresses).
 
 What gtp asks of kallsyms is derived from module/*.c, not listed here:
 
-  gtp_kfunc("NAME")  a function called through a pointer, after gtp_kfunc()
-                     checked at run time that it starts with endbr64 on an
-                     IBT CPU (a sealed one is refused: its feature turns off);
-  gtp_ksym("NAME")   data, read, never called: no such check.
+  gtp_kfunc_bind(SC, "NAME")  a function gtp calls, through its own static
+                     call SC retargeted to it: a direct call, so a sealed
+                     function is fine (the JIT's memory functions are
+                     sealed on every IBT kernel);
+  gtp_ksym("NAME")   data, read, never called.
 
 Fails when
-  - a gtp_ksym() name is a function in some image (a function reached
-    without the run-time check: on 6.12 it would be sealed and called), or
-    is in the seal list;
-  - a gtp_kfunc() name is not a function, or (IBT image) starts with
-    neither endbr64 nor is sealed (the run-time check would then refuse a
-    function the kernel itself calls indirectly: the image or this parser
-    is not what we think);
-  - a gtp_kfunc() call's name cannot be traced to string literals.
-Reports, per kernel, which gtp_kfunc() targets an IBT CPU seals, that is
-which features turn off there (jit_mem says so on the machine).
+  - a gtp_ksym() name is a function in some image (gtp would be reading
+    code it might be tempted to call), or is in the seal list;
+  - a gtp_kfunc_bind() name is not a function, or (IBT image) starts with
+    neither endbr64 nor is sealed (the image or this parser is not what
+    we think);
+  - a gtp_kfunc_bind() name is not a string literal, or gtp_ksym_func()
+    (the address behind the bind) is called anywhere but through it: that
+    would be a function address gtp could call through a pointer.
+Reports, per kernel, which bound functions an IBT CPU seals (the ones a
+call through a pointer would trap on).
 With --name NAME (repeatable), NAME is checked as a gtp_ksym() name too:
 the way to see the check fail on a sealed function.
 Kernels of the matrix that are not installed are skipped, with the reason.
@@ -44,7 +45,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import kimage  # noqa: E402
 
-CALL = re.compile(r"\b(gtp_kfunc|gtp_ksym)\(\s*([^,)]*)")
+CALL = re.compile(r"\b(gtp_ksym)\(\s*([^,)]*)")
+BIND = re.compile(r"\bgtp_kfunc_bind\(\s*\w+\s*,\s*([^)]*)\)")
+RAW = re.compile(r"\bgtp_ksym_func\(")
 DEF = re.compile(r"^[a-z].*\b(\w+)\(\s*const char \*(\w+)\b[^;]*$")
 
 
@@ -53,20 +56,30 @@ def literals_of(fn, text):
 
 
 def derive(srcdir):
-    """({kfunc names}, {ksym names}, [problems]) from the module's sources."""
+    """({bound function names}, {ksym names}, [problems]) from the sources."""
     kfunc, ksym, problems = set(), set(), []
     for path in sorted(glob.glob(os.path.join(srcdir, "*.c"))):
         text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
                       open(path).read(), flags=re.S)
         lines = text.split("\n")
+        rel = os.path.relpath(path, REPO)
+        for m in BIND.finditer(text):
+            lit = re.fullmatch(r'"([^"]+)"', m.group(1).strip())
+            if lit:
+                kfunc.add(lit.group(1))
+            else:
+                problems.append("%s: gtp_kfunc_bind(.., %s): the name is not "
+                                "a string literal" % (rel, m.group(1).strip()))
+        if os.path.basename(path) != "ksym.c" and RAW.search(text):
+            problems.append("%s: calls gtp_ksym_func() itself: a kernel "
+                            "function is bound only by gtp_kfunc_bind()" % rel)
         for m in CALL.finditer(text):
-            api, arg = m.group(1), m.group(2).strip()
-            dest = kfunc if api == "gtp_kfunc" else ksym
+            arg = m.group(2).strip()
             if arg.startswith("const "):
                 continue  # the definition
             lit = re.fullmatch(r'"([^"]+)"', arg)
             if lit:
-                dest.add(lit.group(1))
+                ksym.add(lit.group(1))
                 continue
             # a wrapper forwarding its own 'const char *name' parameter
             lineno = text.count("\n", 0, m.start())
@@ -78,13 +91,8 @@ def derive(srcdir):
                     break
                 if line.startswith("}"):
                     break
-            names = literals_of(owner.group(1), text) if owner and \
-                owner.group(2) == arg else []
-            if names:
-                dest.update(names)
-            elif api == "gtp_kfunc":
-                problems.append("%s: gtp_kfunc(%s): the name is not traceable "
-                                "to string literals" % (os.path.relpath(path, REPO), arg))
+            if owner and owner.group(2) == arg:
+                ksym.update(literals_of(owner.group(1), text))
     return kfunc, ksym, problems
 
 
@@ -136,10 +144,10 @@ def check_image(im, ibt, kfunc, ksym, extra):
     for name in sorted(kfunc):
         r = im.lookup(name)
         if not r:
-            continue  # not in this kernel: gtp_kfunc() says "not found"
+            continue  # not in this kernel: the bind fails, the mode is not chosen
         typ, addr = r
         if not im.is_text(addr):
-            fails.append("%s: gtp_kfunc() of a non-function (%s)" % (name, typ))
+            fails.append("%s: gtp_kfunc_bind() of a non-function (%s)" % (name, typ))
             continue
         if not ibt:
             continue
@@ -160,7 +168,7 @@ def main():
     ap.add_argument("--src", default=os.path.join(REPO, "module"))
     args = ap.parse_args()
     kfunc, ksym, problems = derive(args.src)
-    print("ibt: gtp_kfunc() targets: %s" % " ".join(sorted(kfunc)))
+    print("ibt: gtp_kfunc_bind() targets: %s" % " ".join(sorted(kfunc)))
     print("ibt: gtp_ksym() data: %s" % " ".join(sorted(ksym)))
     bad = list(problems)
     checked = 0
@@ -181,7 +189,7 @@ def main():
         what = "IBT, %d sealed functions" % len(im.sealed) if ibt else "no IBT"
         print("ibt: %s (%s): %s; %d symbols" % (label, kv, what, len(im.ksyms.addr)))
         if sealed:
-            print("ibt:   sealed on IBT CPUs, refused by gtp_kfunc(): %s"
+            print("ibt:   sealed on IBT CPUs, called directly (static calls): %s"
                   % " ".join(sealed))
         for f in fails:
             print("ibt:   FAIL %s" % f)
