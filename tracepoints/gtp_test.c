@@ -39,6 +39,10 @@
  *					trace_printk fires one (test_static)
  *	echo off > /proc/gtp_test	remove them all
  *
+ * "echo ibt-control > /proc/gtp_test" is the IBT guest's negative control
+ * (tests/ibt/guest): an indirect call past a function's endbr64, which a
+ * CPU enforcing IBT must trap (ibt_control()).
+ *
  * Reading also prints a second line "mid=0x...": the first instruction after
  * gtp_test_function's __fentry__ call, where a kprobe is not carried by
  * ftrace (the kernel may optimize it into a jump): a benchmark's
@@ -315,6 +319,38 @@ static int bare_mid_register(void)
 	return register_kprobe(&bare_mid_kprobe);
 }
 
+/*
+ * The negative control of the IBT guest: that a run there passes proves
+ * something only if the CPU really traps an indirect branch that does not
+ * land on endbr64.  So call ibt_control_target() through a pointer, past
+ * its endbr64: a CPU enforcing IBT raises #CP ("Missing ENDBR", a kernel
+ * BUG that kills the writing task); anywhere else the call runs the body
+ * (the endbr64 skipped is a no-op) and the write succeeds.  Where the
+ * function has no endbr64 to skip (a kernel built without IBT) the
+ * command is refused with -EOPNOTSUPP.
+ */
+static noinline int ibt_control_target(int x)
+{
+	return x + 1;
+}
+
+static int (*volatile ibt_control_fn)(int) = ibt_control_target;
+
+static int ibt_control(void)
+{
+	u8 *fn = (u8 *)ibt_control_fn;
+	int (*past_endbr)(int);
+	u32 insn;
+
+	memcpy(&insn, fn, sizeof(insn));
+	if (insn != GTP_ENDBR64)
+		return -EOPNOTSUPP;
+	past_endbr = (int (*)(int))(fn + GTP_ENDBR64_SIZE);
+	pr_info("ibt-control: an indirect call to %ps+%d\n", fn,
+		GTP_ENDBR64_SIZE);
+	return past_endbr(1) == 2 ? 0 : -EIO;
+}
+
 /* Handle a baseline command; -EINVAL if @cmd is not one. */
 static int baseline_command(const char *cmd)
 {
@@ -347,6 +383,8 @@ static int baseline_command(const char *cmd)
 			ret = nofault_tp_register();
 			nofault_tp_on = !ret;
 		}
+	} else if (sysfs_streq(cmd, "ibt-control")) {
+		ret = ibt_control();
 	} else if (sysfs_streq(cmd, "tpprobe")) {
 		if (!bare_tp_on) {
 			ret = register_trace_gtp_test_event(bare_tp_probe, NULL);
