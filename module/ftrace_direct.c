@@ -39,6 +39,7 @@
 
 #include "ax.h"
 #include "jit.h"
+#include "tracepoint.h"
 #include "kcompat.h"
 #include "gtp_glue.h"
 
@@ -72,9 +73,9 @@ struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		goto out;
-	ret = ax_jit_probe_compile(cond, gtp_direct_held, fp,
-				   AX_JIT_PROBE_COUNT_CALL, &d->probe,
-				   log, sizeof(log));
+	ret = gtp_tp_jit_probe(cond, gtp_direct_held, fp,
+			       AX_JIT_PROBE_COUNT_CALL, &d->probe, log,
+			       sizeof(log));
 	if (ret)
 		goto err_free;
 	ret = ftrace_set_filter_ip(&d->ops, ip, 0, 1);
@@ -89,7 +90,7 @@ struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 
 err_filter:
 	ftrace_free_filter(&d->ops);
-	ax_jit_probe_free(&d->probe);
+	gtp_tp_jit_probe_free(&d->probe);
 err_free:
 	kfree(d);
 out:
@@ -116,7 +117,7 @@ bool gtp_fdirect_detach(struct gtp_fdirect *d)
 			d->ip, ret);
 		return false;
 	}
-	ax_jit_probe_free(&d->probe);
+	gtp_tp_jit_probe_free(&d->probe);
 	kfree(d);
 	return true;
 }

@@ -105,9 +105,8 @@ static void jit_handler(struct gtp_kprobe *gk)
 
 	if (!READ_ONCE(kprobe_jit) || !gtp_cond_probe_ok(gk->a.tp))
 		return;
-	ax_jit_probe_compile(gk->a.tp->cond, gtp_kprobe_pre_held, NULL,
-			     AX_JIT_PROBE_PT_REGS, &gk->jit, log,
-			     sizeof(log));
+	gtp_tp_jit_probe(gk->a.tp->cond, gtp_kprobe_pre_held, NULL,
+			 AX_JIT_PROBE_PT_REGS, &gk->jit, log, sizeof(log));
 }
 
 /* Every location that is no return probe (kretprobe.c has those). */
@@ -177,7 +176,7 @@ static void kp_disarm(void)
 		next = gk->next;
 		if (i < gtp_nkps)
 			gk->a.tp->missed = gk->kp.nmissed;
-		ax_jit_probe_free(&gk->jit);
+		gtp_tp_jit_probe_free(&gk->jit);
 		kfree(gk);
 	}
 	gtp_kps = NULL;

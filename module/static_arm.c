@@ -82,8 +82,8 @@ static struct ax_jit_probe jit_probe(const struct gtp_tp *tp)
 	char log[96];
 
 	if (READ_ONCE(static_jit) && fast_cond(tp))
-		ax_jit_probe_compile(tp->cond, gtp_static_entry_held, NULL,
-				     0, &probe, log, sizeof(log));
+		gtp_tp_jit_probe(tp->cond, gtp_static_entry_held, NULL, 0,
+				 &probe, log, sizeof(log));
 	return probe;
 }
 

@@ -236,7 +236,7 @@ int gtp_static_attach_tp(u64 addr, struct gtp_tp *tp, u8 *scratch,
 
 	if (!att) {
 		if (probe)
-			ax_jit_probe_free(probe);
+			gtp_tp_jit_probe_free(probe);
 		return -ENOMEM;
 	}
 	att->tp = tp;
@@ -258,7 +258,7 @@ static int attach(struct gtp_static_att *att, u64 addr,
 	if (probe && cond)
 		swap(att->probe, *probe);
 	if (probe)
-		ax_jit_probe_free(probe);	/* not for a probe without cond */
+		gtp_tp_jit_probe_free(probe);	/* not for a probe without cond */
 	att->cond_steps = cond_steps;
 
 	mutex_lock(&gtp_static_mutex);
@@ -290,7 +290,7 @@ err_put:
 		module_put(m->mod);
 err_unlock:
 	mutex_unlock(&gtp_static_mutex);
-	ax_jit_probe_free(&att->probe);	/* never registered */
+	gtp_tp_jit_probe_free(&att->probe);	/* never registered */
 	kfree(att);
 	return ret;
 }
@@ -309,7 +309,7 @@ static void release_att(struct gtp_static_att *att)
 {
 	if (att->m->mod)
 		module_put(att->m->mod);
-	ax_jit_probe_free(&att->probe);	/* no call of it is left */
+	gtp_tp_jit_probe_free(&att->probe);	/* no call of it is left */
 	kfree(att);
 }
 

@@ -82,10 +82,10 @@ struct ax_jit_probe;
  * GTP_STATIC_FAST_REGS, gtp_cond_reads_only()), is decided before the
  * rest of the registers are saved: a false one returns at once.  @probe,
  * if not NULL and not empty, is @cond compiled as the probe itself
- * (ax_jit_probe_compile() with gtp_static_entry_held as its hit), which
+ * (gtp_tp_jit_probe() with gtp_static_entry_held as its hit), which
  * the tracepoint then calls: it decides @cond in the registers it was
  * passed, saving none.  The attachment owns it from here on, attached or
- * not (freed after detach, or on failure).  @cond_steps is what deciding
+ * not (freed with gtp_tp_jit_probe_free() after detach, or on failure).  @cond_steps is what deciding
  * @cond charges the hit's step budget (its insns).
  */
 int gtp_static_attach_tp(u64 addr, struct gtp_tp *tp, u8 *scratch,

@@ -207,7 +207,11 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 	fb.len = GTP_FRAME_HDR;
 	for (i = 0; i < tp->nactions; i++) {
 		run_action(tp, &tp->actions[i], env, &fb);
-		/* the hit's budget is spent: it ends, keeping what it has */
+		/*
+		 * The hit's budget is spent: it ends, keeping what it has.
+		 * A frame built in place is whole already: no R action
+		 * follows one that can spend it (plan.c).
+		 */
 		if (unlikely(env->err == AX_ERR_BUDGET))
 			break;
 	}

@@ -58,6 +58,7 @@ static u32 regs_block_len(const struct gtp_action *a)
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 {
 	u32 len = GTP_FRAME_HDR;
+	bool may_end = false;
 	u32 i;
 
 	for (i = 0; i < tp->nactions; i++) {
@@ -65,11 +66,22 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp)
 
 		switch (a->type) {
 		case GTP_ACT_REGS:
+			/*
+			 * An expression before it may end the hit (out of
+			 * budget): the frame then stops short of this block.
+			 * A frame reserved at the full size would commit
+			 * whatever the store held there, another frame's
+			 * bytes.
+			 */
+			if (may_end)
+				return 0;
 			len += regs_block_len(a);
 			break;
 		case GTP_ACT_EXPR:
 			if (!prog_records_nothing(a->prog))
 				return 0;
+			/* the hit skips a no-op (tp_collect()): it runs no step */
+			may_end |= !a->noop;
 			break;
 		default:
 			/* M: unreadable memory shrinks it; $_sdata varies */

@@ -32,7 +32,9 @@ void gtp_rsub_plan(u64 regmask, struct gtp_rsub *rs);
 
 /*
  * The size every frame of @tp has, if the actions alone fix it (registers,
- * expressions that record nothing); 0 if it is known only at the hit.
+ * expressions that record nothing and, since one that runs out of the
+ * hit's budget ends the hit there, come after the last R action); 0 if it
+ * is known only at the hit.  Needs the actions' noop marks (gtp_tp_plan()).
  */
 u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
 

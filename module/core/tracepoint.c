@@ -68,7 +68,12 @@ int gtp_strlist_add(struct gtp_strlist *l, const char *s)
 	return 0;
 }
 
-/* JIT images held by the current definitions (GTP_JIT_IMAGES_MAX). */
+/*
+ * JIT images held by the current definitions and by the probes armed for
+ * them (GTP_JIT_IMAGES_MAX): a probe's own image (gtp_tp_jit_probe())
+ * takes executable memory as a program's does.  Under gtp_mutex, as are
+ * definitions, arming and disarming.
+ */
 static u32 jit_images;
 
 void gtp_tp_prog_free(struct ax_prog *prog)
@@ -104,6 +109,49 @@ int gtp_tp_jit(struct ax_prog *prog, char *log, size_t logsz)
 	if (!ret)
 		jit_images++;
 	return ret;
+}
+
+/**
+ * gtp_tp_jit_probe() - ax_jit_probe_compile(), within the limit
+ * @cond:	the condition the probe decides
+ * @hit:	where a true hit goes on
+ * @ctx:	what @hit is handed
+ * @flags:	AX_JIT_PROBE_*
+ * @out:	the probe; free it with gtp_tp_jit_probe_free()
+ * @log:	the reason when it fails
+ * @logsz:	bytes at @log
+ *
+ * A probe arms without an image of its own when this fails: its backend
+ * falls back to the generic handler, as for any condition the JIT cannot
+ * compile so.
+ *
+ * Return: 0, or -errno (-ENOSPC: GTP_JIT_IMAGES_MAX images exist already).
+ */
+int gtp_tp_jit_probe(struct ax_prog *cond, void *hit, void *ctx,
+		     unsigned int flags, struct ax_jit_probe *out,
+		     char *log, size_t logsz)
+{
+	int ret;
+
+	if (jit_images >= GTP_JIT_IMAGES_MAX) {
+		out->entry = NULL;
+		scnprintf(log, logsz, "jit: limit of %u images reached",
+			  GTP_JIT_IMAGES_MAX);
+		return -ENOSPC;
+	}
+	ret = ax_jit_probe_compile(cond, hit, ctx, flags, out, log, logsz);
+	if (!ret)
+		jit_images++;
+	return ret;
+}
+
+/* Free a probe of gtp_tp_jit_probe() (none: nothing). */
+void gtp_tp_jit_probe_free(struct ax_jit_probe *probe)
+{
+	if (!probe->entry)
+		return;
+	ax_jit_probe_free(probe);
+	jit_images--;
 }
 
 /* Does @tp run an image that loads directly from what @pin holds? */

@@ -113,9 +113,10 @@ struct gtp_tp {
 #define GTP_TP_SRCS_MAX		256
 #define GTP_TP_SRC_BYTES_MAX	(64 * 1024)
 /*
- * JIT images across all definitions: each takes at least a page of the
- * kernel's module/execmem space, which the kernel itself needs.  Past the
- * limit expressions are interpreted, and QTStart says so.
+ * JIT images across all definitions and the probes armed for them: each
+ * takes at least a page of the kernel's module/execmem space, which the
+ * kernel itself needs.  Past the limit expressions are interpreted, and
+ * QTStart says so; probes take their generic handler.
  */
 #define GTP_JIT_IMAGES_MAX	1024
 
@@ -129,6 +130,15 @@ u32 gtp_tps_interpreted(const char **why);
 void gtp_tps_reset_counts(void);
 void gtp_tps_mark_returns(void);
 void gtp_tps_mark_sites(void);
+/*
+ * A probe's own compiled condition (jit.h ax_jit_probe_compile()), counted
+ * in GTP_JIT_IMAGES_MAX with the definitions' images.  Under gtp_mutex.
+ */
+struct ax_jit_probe;
+int gtp_tp_jit_probe(struct ax_prog *cond, void *hit, void *ctx,
+		     unsigned int flags, struct ax_jit_probe *out,
+		     char *log, size_t logsz);
+void gtp_tp_jit_probe_free(struct ax_jit_probe *probe);
 /* JIT images holding a host pin (host.h jit_direct): a module going away */
 u32 gtp_tps_jit_holder(const void *pin);
 void gtp_tps_jit_drop(const void *pin);

@@ -90,3 +90,57 @@ print $rdi
     assert values(out, "$1") == [1], out
     assert values(out, "$2") == [1], out
     assert values(out, "$3") == [3], out
+
+
+# Python: speaks the protocol itself (gdb's maint packet with addresses
+# from /proc/kallsyms in the packets' hex).
+@leaves_target_clean
+def test_cut_frame_holds_no_stale_bytes():
+    # Tracepoint 2 on gtp_test_function collects 200 bytes of
+    # linux_banner; tracepoint 1 on gtp_test_lines runs "L: const8 1;
+    # if_goto L; end", then $regs.  The second run reuses the first's
+    # store (a QTStart without QTinit keeps a store of the same size),
+    # on the same CPU, so tracepoint 1's frame goes where tracepoint 2's
+    # went.  The loop runs out of the hit's budget and ends the hit before
+    # the registers: the frame is its header alone, and gdb finds no
+    # register in it.  Before, the frame was reserved at its planned size
+    # and committed whole, the registers' bytes whatever the store held:
+    # tracepoint 2's memory block, served as tracepoint 1's.
+    reset_target()
+    fn = ksym("gtp_test_function")
+    lines = ksym("gtp_test_lines")
+    banner = ksym("linux_banner")
+    pkts = ["QTinit",
+            "QTDP:1:%x:E:0:0" % lines,
+            "QTDP:-1:%x:X6,220120000027-" % lines,
+            "QTDP:-1:%x:R01ffff" % lines,
+            "QTDP:2:%x:E:0:0" % fn,
+            "QTDP:-2:%x:M-1,%x,c8" % (fn, banner),
+            "QTStart"]
+    script = GDB_HEAD + "".join("maint packet %s\n" % p for p in pkts) + """
+shell taskset -c 0 sh -c 'echo 1 > /proc/gtp_test'
+tstatus
+tstop
+maint packet QTStart
+shell taskset -c 0 sh -c 'echo lines 1 2 > /proc/gtp_test'
+tstatus
+tstop
+tstatus
+maint packet qTBuffer:0,6
+tfind 0
+info registers rdi rip
+"""
+    out = gdb_script(script)
+    for p in pkts:
+        expect(out, r'^sending: %s\nreceived: "OK"$' % re.escape(p))
+    assert out.count('sending: QTStart\nreceived: "OK"') == 2, out
+    expect(out, r"gtp: tracepoint 1 at %#x: 1 evaluation error\(s\), last: "
+                r"step budget exhausted" % lines)
+    # tracepoint 1 once, then 2 for gtp_test_lines' two calls
+    assert frames_collected(out)[-1] == 3, out
+    # frame 0: tracepoint 1, no block
+    expect(out, r'^sending: qTBuffer:0,6\nreceived: "010000000000"$')
+    expect(out, r"^Found trace frame 0, tracepoint 1$")
+    expect(out, r"^rdi\s+<unavailable>$")
+    # only the pc is known: the tracepoint's address
+    expect(out, r"^rip\s+%#x\s" % lines)

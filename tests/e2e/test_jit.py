@@ -4,12 +4,15 @@ The same frames with jit=1 and jit=0 (the Fig. 12 session and one with
 more opcodes) are cases: cases/test_jit.case.  Here: jit is on by
 default; which executable memory the JIT uses depends on the kernel
 (module/exec_mem.c): jit_mem names it, and a kernel where the JIT cannot
-run says so on gdb's console at tstart, never silently; and a live image
-is never writable and executable, as the page tables say.
+run says so on gdb's console at tstart, never silently; a live image
+is never writable and executable, as the page tables say; and a probe's
+own image counts toward the cap on images as a program's does.
 """
 import re
 
-from gtplib import gdb_script, expect_not, ksym, param, sh
+from gtplib import (gdb_script, expect_not, ksym, leaves_target_clean, param,
+                    reset_target, sh)
+from rspconn import Conn
 from jit_switch import HEAD, set_jit
 from pagewalk import PageTables
 
@@ -109,3 +112,76 @@ def test_jit_image_never_writable_and_executable():
         assert int(param("jit_last_image").split()[0], 0) == addr
     finally:
         sh("echo %s > /proc/sys/kernel/kptr_restrict" % saved)
+
+
+# tracepoint.h GTP_JIT_IMAGES_MAX
+JIT_IMAGES_MAX = 1024
+# "$rdi" (reg 5; end) and "$rsi" (reg 4; end): decided on the registers
+# alone, so each backend below compiles it as a probe of its own
+COND_RDI = "X4,26000527"
+COND_RSI = "X4,26000427"
+
+
+def _arm_three(c, nactions):
+    """Tracepoints 1 (mid-function: a kprobe), 2 (gtp_test_function's
+    entry: a trampoline of its own) and 3 (the gtp_test_event marker: a
+    static tracepoint), with @nactions actions "1" (one image each) on
+    1; started.  The kinds `attached` says, and jit_images while armed."""
+    m = re.search(r"mid=(0x[0-9a-f]+)", sh("cat /proc/gtp_test"))
+    assert m and int(m.group(1), 16), "gtp_test has no mid-function address"
+    mid = int(m.group(1), 16)
+    fn = ksym("gtp_test_function", "gtp_test")
+    marker = ksym("__traceiter_gtp_test_event", "gtp_test")
+    pkts = ["QTinit",
+            "QTDP:1:%x:E:0:0:%s" % (mid, COND_RDI),
+            "QTDP:2:%x:E:0:0:%s" % (fn, COND_RDI),
+            "QTDP:3:%x:E:0:0:S:%s" % (marker, COND_RSI)]
+    for i in range(0, nactions, 64):
+        n = min(64, nactions - i)
+        more = "-" if i + n < nactions else ""
+        pkts.append("QTDP:-1:%x:%s%s" % (mid, "X3,220127" * n, more))
+    for p in pkts:
+        r, console = c.send(p)
+        assert r == "OK", (p[:60], r, console)
+    r, console = c.send("QTStart")
+    assert r == "OK", (r, console)
+    kinds = re.findall(r"^(\d+) 0x[0-9a-f]+ (\S+)$", param("attached"), re.M)
+    return sorted(kinds), int(param("jit_images"))
+
+
+# Python: speaks the protocol itself (1021 actions, more than gdb's lists
+# hold, at addresses from /proc/kallsyms) and reads module parameters.
+@leaves_target_clean
+def test_probe_images_count_toward_the_cap():
+    """A kprobe's compiled pre-handler (kprobe-jit), a function's own
+    trampoline (direct) and a static tracepoint's compiled probe
+    (static-jit) each take an image of executable memory, as a program
+    does: they count toward GTP_JIT_IMAGES_MAX.  With room, the three
+    tracepoints get them: six images, three programs and three probes.
+    With the definitions holding all 1024 images (three conditions and
+    1021 actions), none may: each takes its generic handler.  Before,
+    probes were not counted and compiled past the cap (1027 images)."""
+    assert param("jit").strip() == "Y"
+    reset_target()
+    c = Conn()
+    try:
+        kinds, images = _arm_three(c, 0)
+        assert kinds == [("1", "kprobe-jit"), ("2", "direct"),
+                         ("3", "static-jit")], kinds
+        assert images == 6, images
+        assert c.send("QTStop")[0] == "OK"
+
+        kinds, images = _arm_three(c, JIT_IMAGES_MAX - 3)
+        assert kinds == [("1", "kprobe"), ("2", "ftrace"),
+                         ("3", "static")], (kinds, images)
+        assert images == JIT_IMAGES_MAX, images
+        # the generic handlers trace: calls (1,0) (2,1) (3,2), all true
+        # for 1 and 2; tracepoint 3's $rsi is counter1
+        sh("echo 3 > /proc/gtp_test")
+        r, _ = c.send("QTStop")
+        assert r == "OK", r
+        r, _ = c.send("qTStatus")
+        m = re.search(r";tframes:([0-9a-f]+);", r)
+        assert m and int(m.group(1), 16) == 9, r
+    finally:
+        c.close()

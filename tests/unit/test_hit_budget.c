@@ -15,7 +15,9 @@
  *      location's bytecode, capped at definition time with a message;
  *  (c) a condition and the actions after it share the budget: the actions
  *      are cut where it ends, the error is counted, and the frame keeps
- *      what the hit collected before.
+ *      what the hit collected before;
+ *  (d) and only that: the bytes of the actions the cut skipped are no
+ *      part of the frame, even when its size was planned without the cut.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +39,11 @@
 /* 8 readable bytes holding their own address: ref64 chains stay on it */
 #define MEM		0xffffffffc0005000ull
 #define MEM_HEX		"ffffffffc0005000"
+#define ADDR2_16	"ffffffffc0001700"
+#define ADDR2		0xffffffffc0001700ull
+/* memory another tracepoint collects */
+#define MEM2		0xffffffffc0006000ull
+#define MEM2_HEX	"ffffffffc0006000"
 
 static struct gtp_conn *gc;
 static char console[4096];
@@ -279,6 +286,58 @@ static void test_side_effect_condition_and_actions_share_budget(void **state)
 	hit_shares_budget(true);
 }
 
+/*
+ * (d) Tracepoint 2 collects 200 bytes of "SECRET!!"; the next run reuses
+ * the store (same geometry), so its frame's bytes are still where the
+ * next frame goes.  Tracepoint 1 runs "L: const8 1; if_goto L; end", then
+ * $regs: the loop runs out of budget and ends the hit before the R block.
+ * Its frame is the header alone, as a frame built in scratch would be.
+ * Before, the frame was reserved at its planned size (header and R block)
+ * and committed whole: its R block was the "SECRET!!" left there.
+ */
+static void test_budget_cut_leaves_no_stale_bytes(void **state)
+{
+	static u8 secret[200];
+	struct gtp_tp *tp1, *tp2;
+	const char *r;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(secret); i++)
+		secret[i] = "SECRET!!"[i % 8];
+	assert_int_equal(user_env_add_region(MEM2, secret, sizeof(secret)), 0);
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X6,220120000027-"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":R0fffffffffffffff"), "OK");
+	assert_string_equal(ask("QTDP:2:" ADDR2_16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2_16 ":M-1," MEM2_HEX ",c8"),
+			    "OK");
+	tp1 = gtp_tp_find(1, ADDR);
+	tp2 = gtp_tp_find(2, ADDR2);
+	assert_compiled(tp1);
+
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_true(probe_hit(tp2));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("QTFrame:0"), "F0T2");
+	r = ask("m" MEM2_HEX ",8");
+	assert_string_equal(r, "5345435245542121");	/* "SECRET!!" */
+
+	assert_string_equal(ask("QTStart"), "OK");
+	probe_hit(tp1);
+	assert_int_equal(atomic_long_read(&tp1->hits), 1);
+	assert_int_equal(atomic_long_read(&tp1->errors), 1);
+	assert_int_equal(tp1->last_err, AX_ERR_BUDGET);
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_non_null(strstr(console, "tracepoint 1 at 0xffffffffc0000170: 1 evaluation error(s), last: step budget exhausted"));
+	/* one frame of tracepoint 1, 0 bytes of blocks: nothing else */
+	assert_string_equal(ask("qTBuffer:0,1000"), "010000000000");
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	r = ask("g");
+	/* rdi (register 5) was never collected */
+	assert_memory_equal(r + 5 * 16, "xxxxxxxxxxxxxxxx", 16);
+	assert_null(strstr(r, "5345435245542121"));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TI(f) { #f " (interpreted)", f, setup, teardown, (void *)1 }
 
@@ -295,6 +354,8 @@ int main(void)
 		TI(test_condition_and_actions_share_budget),
 		T(test_side_effect_condition_and_actions_share_budget),
 		TI(test_side_effect_condition_and_actions_share_budget),
+		T(test_budget_cut_leaves_no_stale_bytes),
+		TI(test_budget_cut_leaves_no_stale_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include "tsv.h"
 #include "frame.h"
 #include "collect.h"
+#include "jit.h"
 #include "entryval.h"
 #include "user_env.h"
 #include "user_rsp.h"
@@ -339,6 +340,59 @@ static void test_action_limits(void **state)
 	assert_string_equal(ask("QTinit"), "OK");
 	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0:X3,220127"), "OK");
 	assert_non_null(gtp_tp_find(1, ADDR)->cond->jit);
+}
+
+/* Where a probe of test_jit_probe_images_counted() would go on: never. */
+static void probe_held(void)
+{
+	fail_msg("a probe ran");
+}
+
+/*
+ * A probe's own image (kprobe-jit, a direct trampoline, static-jit: all
+ * through gtp_tp_jit_probe()) takes executable memory as a definition's
+ * program does: it counts toward GTP_JIT_IMAGES_MAX with them.
+ */
+static void test_jit_probe_images_counted(void **state)
+{
+	static char pkt[RSP_PKT_MAX];
+	struct ax_jit_probe probe, probe2;
+	const char *why;
+	char log[96];
+	unsigned int i;
+
+	assert_string_equal(ask("QTinit"), "OK");
+	/* condition "$rdi": reg 5; end */
+	for (i = 1; i < GTP_JIT_IMAGES_MAX; i++) {
+		snprintf(pkt, sizeof(pkt), "QTDP:%x:%016x:E:0:0:X4,26000527",
+			 i, 0x1000 + i);
+		assert_string_equal(ask(pkt), "OK");
+	}
+	assert_non_null(gtp_tp_find_num(GTP_JIT_IMAGES_MAX - 1)->cond->jit);
+	/* the last image left: a probe takes it */
+	assert_int_equal(gtp_tp_jit_probe(gtp_tp_find_num(1)->cond,
+					  probe_held, NULL, 0, &probe, log,
+					  sizeof(log)), 0);
+	assert_non_null(probe.entry);
+	/* so the next definition is interpreted, and QTStart will say why */
+	snprintf(pkt, sizeof(pkt), "QTDP:%x:%016x:E:0:0:X4,26000527",
+		 GTP_JIT_IMAGES_MAX, 0x1000 + GTP_JIT_IMAGES_MAX);
+	assert_string_equal(ask(pkt), "OK");
+	assert_null(gtp_tp_find_num(GTP_JIT_IMAGES_MAX)->cond->jit);
+	assert_int_equal(gtp_tps_interpreted(&why), 1);
+	assert_non_null(strstr(why, "limit of 1024 images"));
+	/* and so is the next probe: its backend takes the generic handler */
+	assert_int_equal(gtp_tp_jit_probe(gtp_tp_find_num(1)->cond,
+					  probe_held, NULL, 0, &probe2, log,
+					  sizeof(log)), -ENOSPC);
+	assert_null(probe2.entry);
+	assert_non_null(strstr(log, "limit of 1024 images"));
+	/* freeing the probe gives its image back */
+	gtp_tp_jit_probe_free(&probe);
+	assert_null(probe.entry);
+	snprintf(pkt, sizeof(pkt), "QTDP:-1:%016x:X3,220127", 0x1001);
+	assert_string_equal(ask(pkt), "OK");
+	assert_non_null(gtp_tp_find_num(1)->actions[0].prog->jit);
 }
 
 /* The flight recorder's trigger: an action sets $gtp_stop (tsv.c). */
@@ -1179,6 +1233,7 @@ int main(void)
 		T(test_malformed_refused),
 		T(test_limits),
 		T(test_action_limits),
+		T(test_jit_probe_images_counted),
 		T(test_hit_budget_shared),
 		T(test_stop_trigger),
 		T(test_tsv_packets),
