@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """gtpctl/abi.py - what the module and the Python side must agree on, in
 one place: the version, the address of a recorded kernel stack, the names
-of agent-expression errors, and the records of /proc/gtp_stream.
+of agent-expression errors and of the built-in trace state variables, and
+the records of /proc/gtp_stream.
 
 The C side is the source: `make check-abi` (tests/abi/test_abi.py) parses
 dkms.conf, module/main.c and the core's headers and fails when anything
@@ -32,6 +33,18 @@ RSUB_BLOCK = 0x72                   # 'r'
 AX_ERRORS = ("none", "unreadable memory", "division by zero",
              "step budget exhausted", "frame full", "register unavailable",
              "undefined trace state variable", "internal error")
+
+
+# The built-in trace state variables (builtin_names[], module/core/tsv.c),
+# without the '$': a variable gdb defines under one of these names is read
+# at the hit, not stored.  gtp_cpu_budget and gtp_budget_stop are knobs
+# (their initial value sets the session's CPU budget), the rest plain
+# values or marks.
+BUILTIN_TSVS = ("cpu_id", "current_task", "current_task_pid", "clock",
+                "rdtsc", "hardirq_count", "softirq_count", "gtp_stop",
+                "kret", "kstack", "gtp_cpu_budget", "gtp_budget_stop",
+                "cgroup_id", "ns_pid", "ns_tgid", "caller", "kret_ns")
+BUILTIN_KNOBS = ("gtp_cpu_budget", "gtp_budget_stop")
 
 
 def ax_error_name(err: int) -> str:

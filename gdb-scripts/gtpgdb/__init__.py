@@ -19,7 +19,8 @@ registering its commands with register():
   vmlinux.py  gtp-load-vmlinux: the kernel's own DWARF (a -dbg vmlinux
               whose build id matches) at the KASLR slide, from its copy
               whose entry values gdb can collect (entryval.py)
-  connect.py  gtp-connect: all those symbols, then target remote
+  connect.py  gtp-connect: all those symbols, then target remote, whatever
+              an earlier session left on the target (leftover.py)
   kstack.py   gtp-kstack: the kernel call stack a frame recorded
               (collect $kstack)
   collectable.py  hook-tstart: tstart never fails because gdb cannot

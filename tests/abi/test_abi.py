@@ -4,10 +4,11 @@
 
 gdb-scripts/gtpctl/abi.py holds what gtp-ctl and gdb's commands share with
 the module; the module's sources are the truth.  This parses them (dkms.conf,
-module/main.c, module/core/{collect,static_data,ax,stream,ring}.h and
-ax_error_name() in module/core/trace.c) and compares: the version, the
-special frame addresses, enum ax_error and its names, the stream records'
-magic, version, types and the byte layout of struct gtp_stream_rec and
+module/main.c, module/core/{collect,static_data,ax,stream,ring,tsv}.h,
+ax_error_name() in module/core/trace.c and builtin_names[] in
+module/core/tsv.c) and compares: the version, the special frame addresses,
+enum ax_error and its names, the built-in trace state variables' names,
+the stream records' magic, version, types and the byte layout of struct gtp_stream_rec and
 struct ring_record.  The parsers are checked on altered copies too, so a
 change on either side fails here.  Host only, standard library.
 """
@@ -133,6 +134,40 @@ class AxErrors(unittest.TestCase):
         self.assertNotEqual(abi.AX_ERRORS, ax_error_names(ax, src("module/core/trace.c")))
         tc = src("module/core/trace.c").replace('"division by zero"', '"div by 0"')
         self.assertNotEqual(abi.AX_ERRORS, ax_error_names(src("module/core/ax.h"), tc))
+
+
+def builtin_tsv_names(tsv_h, tsv_c):
+    """builtin_names[] of module/core/tsv.c in enum gtp_builtin_tsv order
+    (GTP_TSV_USER, not a built-in, and the GTP_TSV_NR_BUILTIN count left
+    out); a built-in without a name fails."""
+    m = re.search(r"builtin_names\[GTP_TSV_NR_BUILTIN\]\s*=\s*\{(.*?)\};", tsv_c, re.S)
+    if not m:
+        raise AssertionError("no builtin_names[] in module/core/tsv.c")
+    names = dict(re.findall(r'\[(GTP_TSV_\w+)\]\s*=\s*"([^"]*)"', m.group(1)))
+    out = []
+    for ident, _ in c_enum(tsv_h, "gtp_builtin_tsv"):
+        if ident in ("GTP_TSV_USER", "GTP_TSV_NR_BUILTIN"):
+            continue
+        if ident not in names:
+            raise AssertionError("builtin_names[] has no name for %s" % ident)
+        out.append(names[ident])
+    return tuple(out)
+
+
+class BuiltinTsvs(unittest.TestCase):
+    def test_names(self):
+        self.assertEqual(abi.BUILTIN_TSVS, builtin_tsv_names(src("module/core/tsv.h"),
+                                                             src("module/core/tsv.c")))
+
+    def test_knobs_are_builtins(self):
+        self.assertLessEqual(set(abi.BUILTIN_KNOBS), set(abi.BUILTIN_TSVS))
+
+    def test_parser_sees_a_change(self):
+        h = src("module/core/tsv.h").replace("GTP_TSV_KRET_NS,", "GTP_TSV_KRET_NS,\n\tGTP_TSV_NEW,")
+        c = src("module/core/tsv.c").replace('= "kret_ns",', '= "kret_ns",\n\t[GTP_TSV_NEW] = "new",')
+        self.assertNotEqual(abi.BUILTIN_TSVS, builtin_tsv_names(h, c))
+        c = src("module/core/tsv.c").replace('"current_task_pid"', '"task_pid"')
+        self.assertNotEqual(abi.BUILTIN_TSVS, builtin_tsv_names(src("module/core/tsv.h"), c))
 
 
 class Stream(unittest.TestCase):

@@ -167,3 +167,47 @@ info address vfs_read
              "%s -nx -q -batch -ex 'source %s' -ex gtp-kernel-symbols 2>&1 || true"
              % (os.environ.get("GTP_GDB", "gdb"), GTP_PY))
     expect(out, r"gtp-kernel-symbols: /proc/kallsyms shows every address as 0: run gdb as root")
+
+
+@leaves_target_clean
+def test_leftover_gdb_cannot_take():
+    """What gdb cannot re-create for a reason other than a variable (here a
+    condition naming a symbol this gdb lacks) does not keep gtp-connect
+    from connecting: it connects without the target's definitions, says
+    what it found and why gdb could not take it, and the user's own
+    session then replaces it.
+
+    Python: the target is set up with raw packets, as a gdb with other
+    symbols (a vmlinux with DWARF, say) would have left it: no session of
+    this guest's gdb writes a source string its own symbols cannot parse."""
+    reset_target()
+    addr = ksym("gtp_test_function", "gtp_test")
+
+    def source(kind, text):
+        return "QTDPsrc:1:%x:%s:0:%x:%s" % (addr, kind, len(text), text.encode().hex())
+    replies = gtplib.raw_packets("QTinit", "QTDP:1:%x:E:0:0" % addr,
+                                 source("at", "gtp_test_function"),
+                                 source("cond", "no_such_symbol_gtp > 1"))
+    assert all(r.endswith("$OK#9a") for r in replies), replies
+    out = gdb_script(GTP_HEAD + """gtp-connect
+info tracepoints
+trace gtp_test_function
+tstart
+tstop
+""", timeout=400)
+    expect_not(out, BAD)
+    expect(out, r"^gtp: connected to /proc/gtp$")
+    expect(out, r"^gtp: the target holds what an earlier session left: the trace is "
+           r"not started \(its tstart did not complete\), 0 frames, 1 tracepoint$")
+    expect(out, r"^gtp:   tracepoint 1 at gtp_test_function if no_such_symbol_gtp > 1$")
+    expect(out, r'^gtp: gdb could not take it \(No symbol "no_such_symbol_gtp" in '
+           r'current context\.\): this gdb does not know it')
+    expect(out, r"^gtp: to discard it: define your tracepoints")
+    # nothing half-made is left in gdb: its own tracepoint is the only one
+    expect(out, r"^No tracepoints\.$")
+    # the next connect finds the user's session, which gdb takes
+    out = gdb_script(GTP_HEAD + "gtp-connect\n", timeout=400)
+    expect_not(out, BAD)
+    expect(out, r"^gtp:   tracepoint \d+ at gtp_test_function$")
+    expect_not(out, r"no_such_symbol_gtp|could not take")
+    expect(out, r"^gtp: gdb took it: tracepoint 1 \(info tracepoints\)$")
