@@ -270,6 +270,18 @@ static void emit_epilogue(struct jit_ctx *ctx, u8 **pprog)
 }
 
 /*
+ * A probe whose hit gets the flags and its slot registers as it got them
+ * (jit_probe_target.save_scratch) pushes, on entry, the slots its
+ * condition computes in: slot i is used only at depth i + 1, so the first
+ * max_depth.  The hit's block is completed by emit_probe_exit(), which
+ * pushes the others, still untouched, in the same order.
+ */
+static int probe_saved_at_entry(const struct jit_ctx *ctx)
+{
+	return ctx->probe->save_scratch ? (int)ctx->ir->max_depth : 0;
+}
+
+/*
  * A program reading registers needs env->regs.  When a probe has none, the
  * interpreter knows which insn fails and what ran before it: the JIT code
  * simply hands the whole evaluation over to it (a tail call, before any
@@ -281,6 +293,7 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 {
 	u8 *prog = *pprog;
 	int tmp = ctx->framed ? X86_RAX : ctx->regs;
+	int s;
 
 	if (ctx->endbr) {
 		/* endbr64: probes call the image through a pointer */
@@ -290,9 +303,18 @@ static void emit_prologue(struct jit_ctx *ctx, u8 **pprog)
 		*prog++ = 0xfa;
 	}
 	if (ctx->probe) {
+		/*
+		 * Flags first: the call-depth count and the condition change
+		 * them.  Then the slots the condition computes in; the hit
+		 * gets the rest pushed by emit_probe_exit().
+		 */
+		if (ctx->probe->save_scratch)
+			*prog++ = 0x9c;	/* pushfq */
 		/* no env, no frame; no charge: probe_ok() said it cannot fail */
 		if (ctx->probe->count_call && ctx->call_depth)
 			emit_call_depth(&prog, ctx->call_depth_var);
+		for (s = 0; s < probe_saved_at_entry(ctx); s++)
+			emit_push(&prog, ctx->slot_reg[s]);
 		*pprog = prog;
 		return;
 	}
@@ -902,17 +924,29 @@ static void emit_hook(struct jit_ctx *ctx, u8 **pprog,
  */
 static void emit_probe_exit(struct jit_ctx *ctx, u8 **pprog, int cc)
 {
+	int s, saved = probe_saved_at_entry(ctx);
 	u8 *prog = *pprog, *fix = NULL;
 
 	if (cc >= 0) {
 		emit_jcc8(&prog, cc ^ 1, 0);
 		fix = prog - 1;
+		if (ctx->probe->save_scratch)
+			for (s = saved; s < JIT_PROBE_SLOT_REGS; s++)
+				emit_push(&prog, ctx->slot_reg[s]);
 		if (ctx->probe->ctx)
 			emit_mov_imm(&prog, X86_R11,
 				     (u64)(unsigned long)ctx->probe->ctx);
 		emit_call_fn(ctx, &prog, ctx->probe->hit, true, X86_RAX);
 		patch_rel8(fix, prog);
 	}
+	/*
+	 * False: drop what the entry saved.  Nothing is put back: the
+	 * function's code reads neither the flags nor these registers at its
+	 * entry (rax's al counts vector registers for varargs, and the
+	 * kernel passes none).
+	 */
+	if (ctx->probe->save_scratch)
+		emit_lea(&prog, X86_RSP, X86_RSP, 8 * (saved + 1));
 	if (ctx->probe->pt_regs)
 		emit_mov_imm(&prog, X86_RAX, 0);	/* a handler returns 0 */
 	emit_epilogue(ctx, &prog);

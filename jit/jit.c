@@ -121,7 +121,14 @@ int ax_jit_compile(struct ax_prog *prog, char *log, size_t logsz)
  *       AX_JIT_PROBE_PT_REGS: the probe is a handler(p, regs) returning 0
  *       (a kprobe's pre-handler): it reads registers from the struct
  *       pt_regs its second argument points to, any of them, and jumps to
- *       @hit with both arguments as it got them
+ *       @hit with both arguments as it got them.
+ *       AX_JIT_PROBE_SAVE_SCRATCH: the hit records every register as the
+ *       probe got them (a function's entry, whose ftrace callers record
+ *       them all): the flags, rax, r10 and r11 as the probe got them are
+ *       on the stack at the jump, [rsp] r11, [rsp + 8] r10, [rsp + 16]
+ *       rax, [rsp + 24] flags, above them the probe's return address;
+ *       the hit pops them before it returns.  Not with
+ *       AX_JIT_PROBE_PT_REGS
  * @out: on success the probe's entry and size, freed by ax_jit_probe_free()
  *       once nothing can call it any more; its owner is the attachment
  * @log: a one-line reason on failure
@@ -147,6 +154,7 @@ int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
 		.hit = hit, .ctx = ctx,
 		.count_call = flags & AX_JIT_PROBE_COUNT_CALL,
 		.pt_regs = flags & AX_JIT_PROBE_PT_REGS,
+		.save_scratch = flags & AX_JIT_PROBE_SAVE_SCRATCH,
 	};
 	struct jit_ir ir;
 	struct jit_image img;
@@ -154,6 +162,11 @@ int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
 
 	out->entry = NULL;
 	out->size = 0;
+	if (tgt.pt_regs && tgt.save_scratch) {
+		/* a handler's registers are in its block already */
+		scnprintf(log, logsz, "jit: a pt_regs probe saves no registers");
+		return -EINVAL;
+	}
 	err = build(prog, &tgt, &ir, &img, log, logsz);
 	if (err)
 		return err;

@@ -30,6 +30,7 @@ struct ax_jit_probe {
 /* How a probe is called (ax_jit_probe_compile()'s @flags). */
 #define AX_JIT_PROBE_COUNT_CALL	0x1	/* by a call the kernel does not count */
 #define AX_JIT_PROBE_PT_REGS	0x2	/* as handler(p, struct pt_regs *) */
+#define AX_JIT_PROBE_SAVE_SCRATCH 0x4	/* its hit gets what it computes in */
 
 int ax_jit_probe_compile(struct ax_prog *prog, void *hit, void *ctx,
 			 unsigned int flags, struct ax_jit_probe *out,

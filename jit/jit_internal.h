@@ -135,6 +135,7 @@ struct jit_probe_target {
 	void *ctx;	/* if not NULL, in r11 at that jump */
 	bool count_call;	/* count the call that entered (call depth) */
 	bool pt_regs;	/* registers are read from the pt_regs at rsi */
+	bool save_scratch;	/* flags, rax, r10, r11 to the hit on the stack */
 };
 
 int jit_codegen(const struct jit_ir *ir, const struct jit_probe_target *probe,

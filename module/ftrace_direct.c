@@ -10,9 +10,12 @@
  * callback's lookup: the compiled condition is itself the trampoline,
  * called straight from the function's __fentry__ site through ftrace's
  * direct-call API (an ftrace_ops of its own, filtered on the one
- * location).  A false condition is the call, the compare and the return;
- * a true one jumps to gtp_direct_held (ftrace_direct_entry.S), which
- * saves the registers and hands the hit to the ftrace path
+ * location).  A false condition is the call, the compare and the return
+ * (and the pushes of the flags and the registers the compare computes in:
+ * a frame holds those as the function got them, as the ops' frames do,
+ * AX_JIT_PROBE_SAVE_SCRATCH); a true one jumps to gtp_direct_held
+ * (ftrace_direct_entry.S), which saves the registers and hands the hit
+ * to the ftrace path
  * (gtp_fdirect_hit(), ftrace_probe.c), which runs it as its ops run
  * theirs.
  *
@@ -74,7 +77,8 @@ struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 	if (!d)
 		goto out;
 	ret = gtp_tp_jit_probe(cond, gtp_direct_held, fp,
-			       AX_JIT_PROBE_COUNT_CALL, &d->probe, log,
+			       AX_JIT_PROBE_COUNT_CALL |
+			       AX_JIT_PROBE_SAVE_SCRATCH, &d->probe, log,
 			       sizeof(log));
 	if (ret)
 		goto err_free;

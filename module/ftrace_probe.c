@@ -267,8 +267,11 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 		pre = gtp_hit_pre(tp, live, env, false);
 	if (pre == GTP_PRE_FALSE)
 		goto out;
-	/* a trampoline of its own saved every register: none is stale */
-	if (fp->lite && !fp->direct)
+	/*
+	 * A trampoline of its own saved every register, but a frame must
+	 * not depend on what carried it: what the lite ops would show.
+	 */
+	if (fp->lite)
 		regs = lite_copy(live);
 	gtp_tp_hit_rest(tp, regs, gtp_hit_scratch(gtp_fp_scratch, 1, 0),
 			GTP_SCRATCH_SIZE, env, pre);

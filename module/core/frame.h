@@ -18,7 +18,8 @@
  *   consumer (process context, under the packet lock, while tracing runs
  *   and after; core/stream.c): gtp_frames_take() copies out one CPU's
  *   oldest complete sub-buffer and frees it for the writers.  What it took
- *   is gone from the store: gdb's frames are what it left.
+ *   is gone from the store: gdb's frames are what it left, numbered anew
+ *   (gtp_frames_taken() changes).
  *
  * A frame's bytes are exactly one frame of gdb's trace file format
  * (protocol reference 6.3): int16 tracepoint number, u32 size of the
@@ -130,6 +131,7 @@ u32 gtp_frames_subbuf_size(void);
 void gtp_frames_set_consumer(bool on);
 int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
 		    struct gtp_frame_chunk *c);
+u64 gtp_frames_taken(void);
 u64 gtp_frames_cpu_lost(unsigned int cpu);
 
 /* Largest frame a store of @size bytes accepts: for QTDP-time checks. */

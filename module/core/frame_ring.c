@@ -30,7 +30,9 @@
  * oldest complete sub-buffer with ring_get_subbuf() while writers run,
  * copies it out and gives it straight back, so the writers never wait for
  * the consumer's reader.  Once the store is quiet it also flushes each
- * CPU's partial sub-buffer (drain).  While a consumer is attached a full
+ * CPU's partial sub-buffer (drain), while gdb may be reading the frames:
+ * the ones left are then numbered anew, which gtp_frames_taken() tells
+ * gdb's reader (traceframe.c).  While a consumer is attached a full
  * non-circular store drops (and counts) instead of stopping the trace:
  * the consumer is expected to catch up.
  *
@@ -43,6 +45,13 @@
 
 struct gtp_frame_writer gtp_frame_writer;
 #define fw gtp_frame_writer
+
+/*
+ * Takes that removed frames, since load: kept across runs and rings
+ * (never reset), so that a reader's number from before any of them
+ * differs from the current one (gtp_frames_taken()).
+ */
+static u64 fr_taken;
 
 #define FR_NR_SUBBUFS_ORDER	3	/* 8 sub-buffers per CPU */
 #define FR_MIN_CPU_ORDER	(RING_SUBBUF_ORDER_MIN + 1)
@@ -386,6 +395,23 @@ int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
 	c->ts_end = last ? last->ts : 0;
 	ring_put_subbuf(fw.ring, &sb);
 	c->lost = gtp_frames_cpu_lost(cpu);
-	fr_walk_reset();		/* frame numbers moved */
+	fr_walk_reset();		/* the walk may be in what went back */
+	if (last)
+		fr_taken++;		/* frame numbers moved */
 	return 0;
+}
+
+/**
+ * gtp_frames_taken() - how often the consumer has taken frames
+ *
+ * Each gtp_frames_take() that removed frames changes it: the frames left
+ * are numbered anew (gtp_frame_get()), and qTBuffer's byte offsets move.
+ * A reader that keeps a frame number or an offset across packets keeps
+ * this with it, and trusts the number only while it is unchanged.
+ *
+ * Context: under the packet lock, as gtp_frames_take().
+ */
+u64 gtp_frames_taken(void)
+{
+	return fr_taken;
 }

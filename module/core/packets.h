@@ -53,6 +53,8 @@ struct gtp_tsv_upload {
 /* traceframe.c: qTBuffer */
 struct gtp_tbuffer_pos {
 	u64 idx, off;		/* last frame read and its offset */
+	bool reading;		/* a read (tsave) is under way */
+	u64 taken;		/* gtp_frames_taken() when it began */
 };
 
 /* module/static_tp.c: qTfSTM/qTsSTM */
@@ -68,6 +70,7 @@ struct gtp_conn {
 
 	/* selected trace frame, -1 = live (traceframe.c selects it) */
 	long frame;
+	u64 frame_taken;		/* gtp_frames_taken() when selected */
 
 	struct gtp_tp_upload tp_upload;
 	struct gtp_tsv_upload tsv_upload;

@@ -24,6 +24,18 @@
  * zero) and its frame's size grown to match; host-side tsave then writes
  * a file "target tfile" reads.  Frames are only read once the run is over
  * (see trace.h).
+ *
+ * The stream (/proc/gtp_stream, gtp-ctl stream) may drain the frames
+ * meanwhile: what it takes is gone and the frames left are numbered anew
+ * (gtp_frames_taken() changes), so a frame number or a qTBuffer offset
+ * gdb got before means another frame now.  Rather than answer from it,
+ * a selection made before a take fails every read (g: every register
+ * unavailable; m, traceframe-info, qTV: E01) and the next QTFrame but
+ * "none", the QTFrame saying why on gdb's console; that QTFrame leaves no frame selected ("gone"), so gdb's next
+ * one selects among the frames left: "tfind" would otherwise walk on in
+ * the new numbers as if nothing happened.  A qTBuffer read that began
+ * before a take fails, saying why, until gdb reads again from offset 0: a
+ * tsave would mix the two numberings.
  */
 #include "traceframe.h"
 #include "tracepoint.h"
@@ -117,9 +129,30 @@ static bool walk_next(struct fwalk *w, struct fblock *b)
 	return true;
 }
 
+static const struct gtp_view_ops frame_view, gone_view;
+
+/*
+ * Was the selected frame selected before the stream took frames (or did
+ * gdb's QTFrame already hear so: the gone view)?  @say: tell gdb's
+ * console why.  Only for packets whose reply gdb reads past 'O' packets:
+ * it takes a console line before a 'g', 'm' or qXfer reply for the reply
+ * itself ("Remote 'g' packet reply is of odd length"), so those answer
+ * without one.
+ */
+static bool frame_gone(struct gtp_conn *gc, bool say)
+{
+	if (gc->view == &frame_view && gc->frame_taken == gtp_frames_taken())
+		return false;
+	if (say)
+		gtp_console(gc, "gtp: trace frame %ld is gone: the stream (gtp-ctl stream) took frames since it was selected and the frames left are numbered anew: select one again (tfind start, tfind N)\n",
+			    gc->frame);
+	return true;
+}
+
+/* The selected frame, or NULL when there is none or it is gone. */
 static const u8 *cur_frame(struct gtp_conn *gc, u32 *len)
 {
-	if (gc->frame < 0)
+	if (gc->frame < 0 || frame_gone(gc, false))
 		return NULL;
 	return gtp_frame_get(gc->frame, len);
 }
@@ -148,6 +181,20 @@ static u64 frame_pc(const u8 *f, u32 flen)
 	return tp ? tp->addr : 0;
 }
 
+/*
+ * The 'g' reply of a frame the stream took: every register unavailable.
+ * Not E01: gdb reads the current frame's registers before every tfind
+ * but "tfind none", and would be stuck on the error.
+ */
+static void reply_regs_gone(struct gtp_conn *gc)
+{
+	static const char xx[] = "xxxxxxxxxxxxxxxx";
+	int i;
+
+	for (i = 0; i < 24; i++)
+		rsp_reply_mem(&gc->rsp, xx, 2 * gtp_g_reg_size(i));
+}
+
 static void frame_regs(struct gtp_conn *gc)
 {
 	static const char xx[] = "xxxxxxxxxxxxxxxx";
@@ -160,6 +207,10 @@ static void frame_regs(struct gtp_conn *gc)
 	bool sub = false;
 	int i;
 
+	if (frame_gone(gc, false)) {
+		reply_regs_gone(gc);
+		return;
+	}
 	f = cur_frame(gc, &flen);
 	if (!f)
 		return;
@@ -231,6 +282,22 @@ static const struct gtp_view_ops frame_view = {
 	.mem = frame_mem,
 };
 
+/* A frame gdb still thinks selected after the stream took it: nothing. */
+static void gone_regs(struct gtp_conn *gc)
+{
+	reply_regs_gone(gc);
+}
+
+static size_t gone_mem(struct gtp_conn *gc, u64 addr, u8 *buf, size_t len)
+{
+	return 0;
+}
+
+static const struct gtp_view_ops gone_view = {
+	.regs = gone_regs,
+	.mem = gone_mem,
+};
+
 void gtp_traceframe_deselect(struct gtp_conn *gc)
 {
 	gc->frame = -1;
@@ -238,10 +305,11 @@ void gtp_traceframe_deselect(struct gtp_conn *gc)
 	/*
 	 * Also called whenever the frames change (QTStart, QTinit): the
 	 * qTBuffer position cache describes the old frames; (0, 0) always
-	 * holds.
+	 * holds, and no read is under way.
 	 */
 	gc->tbuffer.idx = 0;
 	gc->tbuffer.off = 0;
+	gc->tbuffer.reading = false;
 }
 
 int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
@@ -252,6 +320,8 @@ int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
 	u32 flen;
 	int ret = -ENOENT;
 
+	if (frame_gone(gc, true))
+		return -ESTALE;
 	f = cur_frame(gc, &flen);
 	if (!f)
 		return ret;
@@ -297,18 +367,19 @@ static void select_frame(struct gtp_conn *gc, s64 idx)
 		return;
 	}
 	gc->frame = idx;
+	gc->frame_taken = gtp_frames_taken();
 	gc->view = &frame_view;
 	gtp_replyf(gc, "F%llxT%x", (unsigned long long)idx, frame_tpnum(f));
 }
 
-/* Search forward from the frame after the current one. */
+/* Search forward from the frame after the current one (none: all). */
 static void find_frame(struct gtp_conn *gc, enum find_kind kind, u64 a, u64 b)
 {
 	u64 i, n = gtp_frames_count();
 	const u8 *f;
 	u32 flen;
 
-	for (i = gc->frame + 1; i < n; i++) {
+	for (i = gc->view == &frame_view ? gc->frame + 1 : 0; i < n; i++) {
 		f = gtp_frame_get(i, &flen);
 		if (f && frame_matches(f, flen, kind, a, b)) {
 			select_frame(gc, i);
@@ -328,10 +399,21 @@ static bool parse_pair(const char *p, u64 *a, u64 *b)
 static void pkt_qtframe(struct gtp_conn *gc, char *args)
 {
 	const char *p;
+	bool none;
 	u64 a, b;
 
 	if (!gtp_trace_frames_readable()) {
 		gtp_console(gc, "gtp: stop the trace before looking at frames\n");
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	/*
+	 * "tfind" asks for the frame after the one gdb selected, by number:
+	 * in the new numbers it is not.  Refused once, then none is selected.
+	 */
+	none = (p = rsp_parse_hex(args, &a)) && !*p && (s32)a == -1;
+	if (gc->view == &frame_view && !none && frame_gone(gc, true)) {
+		gc->view = &gone_view;
 		gtp_reply_error(gc, 1);
 		return;
 	}
@@ -400,6 +482,10 @@ static void pkt_tframe_info(struct gtp_conn *gc, char *args)
 	size_t cap = RSP_PKT_MAX, n;
 	u32 flen = 0;
 
+	if (gc->frame >= 0 && frame_gone(gc, false)) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
 	/* Every block must be listed, or gdb calls it <unavailable>. */
 	if (cur_frame(gc, &flen) && tframe_info_cap(flen) > cap) {
 		cap = tframe_info_cap(flen);
@@ -530,6 +616,17 @@ static void pkt_qtbuffer_read(struct gtp_conn *gc, char *args)
 		return;
 	}
 	if (!gtp_trace_frames_readable()) {
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	if (!off || !gc->tbuffer.reading) {
+		/* a read begins: the frames as they are now */
+		gc->tbuffer.idx = 0;
+		gc->tbuffer.off = 0;
+		gc->tbuffer.reading = true;
+		gc->tbuffer.taken = gtp_frames_taken();
+	} else if (gc->tbuffer.taken != gtp_frames_taken()) {
+		gtp_console(gc, "gtp: the stream (gtp-ctl stream) took frames since this read of the trace buffer began: the frames left are numbered anew; read them again from the start (tsave again)\n");
 		gtp_reply_error(gc, 1);
 		return;
 	}

@@ -98,10 +98,16 @@ static void pkt_qtv(struct gtp_conn *gc, char *args)
 		return;
 	}
 	if (gc->frame >= 0) {
-		if (gtp_traceframe_tsv(gc, num, &val))
-			gtp_reply(gc, "U");
-		else
+		switch (gtp_traceframe_tsv(gc, num, &val)) {
+		case 0:
 			gtp_replyf(gc, "V%llx", (unsigned long long)val);
+			break;
+		case -ESTALE:	/* the stream took the frame: said why */
+			gtp_reply_error(gc, 1);
+			break;
+		default:
+			gtp_reply(gc, "U");
+		}
 		return;
 	}
 	if (gtp_tsv_get(num, &val))

@@ -12,6 +12,7 @@ traced.
 """
 import re
 
+from actors import Actors
 from gtplib import (GDB_HEAD, expect, expect_not, frames_collected, gdb_script,
                     leaves_target_clean, param, reset_target, sh)
 
@@ -156,3 +157,77 @@ def test_direct_shared_by_tracepoints_on_one_function():
     out = shared_run("trace gtp_test_function if gtp_test_calls < 0")
     assert kinds(out) == ["ftrace-regs", "ftrace-regs", "ftrace"], out
     assert re.findall(r"^=t= (tp [0-9].*)$", out, re.M) == got, out
+
+
+# Every register of one call, gtp_test_lines(2, 3)'s first, (7, 1), in
+# each mode, under a condition the trampoline computes in rax and r10: "collect $regs" (the ops with every register saved), and the
+# argument registers only (the ops without: the frame holds those, the
+# rest zero).  The call is made by one process of our own, the same way
+# each time, so that its registers are the same in both runs but for the
+# stack's place, which the kernel moves on each syscall
+# (randomize_kstack_offset): values within the stack are compared as
+# offsets from $rsp.
+REGS_SESSION = """trace gtp_test_function if 2*counter1+3*counter2 == 17
+actions
+collect COLLECT
+end
+tstart
+shell cat /sys/module/gtptrace/parameters/attached
+GO
+tstop
+tstatus
+tfind 0
+info registers
+"""
+
+LITE = "$rax, $rcx, $rdx, $rsi, $rdi, $r8, $r9, $rbp, $rsp"
+
+LINES_CALLER = """
+fd = os.open("/proc/gtp_test", os.O_WRONLY)
+while True:
+    os.read(g, 1)
+    os.write(fd, b"lines 2 3")
+    os.write(d, b"x")
+"""
+
+
+def frame_registers(a, collect):
+    reset_target()
+    body = REGS_SESSION.replace("COLLECT", collect).replace("GO", a.shell(1))
+    out = gdb_script(GDB_HEAD + body, timeout=240)
+    expect_not(out, BAD)
+    assert frames_collected(out)[-1:] == [1], out
+    regs = dict(re.findall(r"^([a-z][a-z0-9_]*)\s+(0x[0-9a-f]+|<unavailable>)",
+                           out, re.M))
+    assert {"rdi", "rsi", "rsp", "rip", "r11", "eflags"} <= set(regs), out
+    sp = int(regs["rsp"], 16)
+
+    def where(v):
+        if v.startswith("<"):
+            return v
+        v = int(v, 16)
+        return ("rsp%+d" % (v - sp)) if abs(v - sp) < 0x4000 else hex(v)
+    return kinds(out), {r: where(v) for r, v in regs.items()}, out
+
+
+@leaves_target_clean
+def test_direct_every_register_as_the_shared_ops():
+    """A frame of the function's own trampoline holds every register as
+    the shared ops records it for the same call: rax, r10, r11 and the
+    flags too, which the trampoline computes its condition in."""
+    with Actors() as a:
+        a.start("gtp-lines", LINES_CALLER, go=False)
+        for collect, ops_kind in (("$regs", "ftrace-regs"), (LITE, "ftrace")):
+            kind, direct, out = frame_registers(a, collect)
+            assert kind == ["direct"], out
+            param("entry_direct", "0")
+            try:
+                kind, ops, out0 = frame_registers(a, collect)
+            finally:
+                param("entry_direct", "1")
+            assert kind == [ops_kind], out0
+            assert (direct["rdi"], direct["rsi"]) == ("0x7", "0x1"), out
+            diff = {r: (direct[r], ops.get(r)) for r in direct
+                    if direct[r] != ops.get(r)}
+            assert not diff and direct.keys() == ops.keys(), \
+                (collect, "register: (direct, ops)", diff, out, out0)

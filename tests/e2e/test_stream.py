@@ -19,7 +19,9 @@ import socket
 import subprocess
 import time
 
-from gtplib import (GTP_CTL, ctl, ctl_session as session, expect, leaves_target_clean,
+from actors import Actors
+from gtplib import (GDB_HEAD, GTP_CTL, REPO, connect, ctl, ctl_session as session,
+                    expect, expect_not, gdb_script, leaves_target_clean,
                     reset_target, Skip)
 
 OUT = "/tmp/gtp-stream-tests"
@@ -336,6 +338,78 @@ tdump
     bt, _ = _babeltrace(d)
     last = _field(bt, "v")[-1]
     assert int(expect(out, r"^\$v = (-?\d+)$").group(1)) == last + 5, out
+
+
+# A consumer of our own, opened before the trace starts: on go it reads
+# /proc/gtp_stream record by record until it has one sub-buffer of frames
+# (the stream takes it from the store when it hands out its header), then
+# says done and keeps the stream open.
+TAKE_ONE = """
+sys.path.insert(0, os.path.join(%r, "gdb-scripts"))
+from gtpctl.abi import STREAM_REC, STREAM_PACKET
+fd = os.open("/proc/gtp_stream", os.O_RDONLY)
+os.read(g, 1)
+def get(n):
+    b = b""
+    while len(b) < n:
+        try:
+            b += os.read(fd, n - len(b))
+        except BlockingIOError:
+            time.sleep(0.05)
+    return b
+while True:
+    rec = STREAM_REC.unpack(get(STREAM_REC.size))
+    get(rec[3])
+    if rec[1] == STREAM_PACKET:
+        break
+os.write(d, b"x")
+time.sleep(3600)
+""" % REPO
+
+
+@leaves_target_clean
+def test_stream_drain_under_gdb():
+    """gdb looks at frame 12 of a stopped trace while a consumer drains
+    the oldest five: the frames left are numbered anew, and gdb must not
+    be shown another frame's registers under its frame's number.  Its
+    reads fail saying why, so does the next tfind (the frame after one
+    that is gone), and the tfind after it selects among the frames left.
+    20 calls on one CPU, 1 KiB sub-buffers of five frames each."""
+    reset_target()
+    with Actors() as a:
+        _wait_open(a.start("gtp-take-one", TAKE_ONE, go=False))
+        out = gdb_script(GDB_HEAD + """set trace-buffer-size 16384
+trace gtp_test_function
+actions
+collect $regs
+end
+tstart
+shell taskset -c 0 sh -c 'echo 20 > /proc/gtp_test'
+tstop
+tstatus
+""", timeout=240)
+        expect(out, r"^Collected 20 trace frames\.$")
+        # each -ex runs even after one fails
+        out = connect("tfind 12", "printf \"=before= %d\\n\", $rdi",
+                      a.shell(1), "tstatus", "flushregs",
+                      "printf \"=after= %d\\n\", $rdi",
+                      "tfind", "printf \"=refused= %d\\n\", $rdi",
+                      "tfind", "printf \"=next= %d\\n\", $rdi",
+                      "tfind start", "printf \"=start= %d\\n\", $rdi")
+    expect_not(out, r"cookbook: actors not done|Remote connection closed|"
+               r"internal-error|Fatal signal")
+    expect(out, r"^=before= 13$")
+    expect(out, r"^Buffer contains 15 trace frames \(of 20 created total\)\.$")
+    # frame 12 is now call 18's: not shown as frame 12 (its registers are
+    # unavailable), nor by the tfind that would go on from there
+    expect(out, r"^=after= value is not available$")
+    expect(out, r"^gtp: trace frame 12 is gone: the stream .*\n"
+                r"Target returns error code '01'\.\n"
+                r"=refused= value is not available$")
+    assert out.count("gtp: trace frame 12 is gone") == 1, out
+    expect(out, r"^Found trace frame 13, tracepoint 1$")
+    expect(out, r"^=next= 19$")
+    expect(out, r"^=start= 6$")
 
 
 @leaves_target_clean

@@ -67,6 +67,59 @@ void call_probe(const u64 *block, void *probe);
 void probe_hit(void);
 void probe_ret(void);
 
+/*
+ * A probe at a function's entry (AX_JIT_PROBE_SAVE_SCRATCH) must hand its
+ * hit rax, r10, r11 and the flags as it got them, on the stack, where
+ * ftrace_direct_entry.S takes them: call_probe_saved() sets them too
+ * (block[12..15]: rax r10 r11 flags; the flags only the arithmetic ones,
+ * which user code may set), and saved_hit() stores what it found at
+ * [rsp] .. [rsp + 24] and pops it, as gtp_direct_held does.  Either way
+ * the probe must return with rsp as it was.
+ */
+u64 saved_got[4];	/* r11 r10 rax flags, as the hit found them */
+u64 saved_sp[2];	/* rsp before the call, and after */
+void *saved_probe;
+
+__asm__(".text\n"
+	".globl call_probe_saved\n"
+	"call_probe_saved:\n"		/* (u64 *block, void *probe) */
+	"\tpush %rbx\n\tpush %rbp\n\tpush %r12\n"
+	"\tpush %r13\n\tpush %r14\n\tpush %r15\n"
+	"\tsub $8, %rsp\n"
+	"\tmov %rsi, saved_probe(%rip)\n\tmov %rdi, %r11\n"
+	"\tmov 8(%r11), %rsi\n\tmov 16(%r11), %rdx\n\tmov 24(%r11), %rcx\n"
+	"\tmov 32(%r11), %r8\n\tmov 40(%r11), %r9\n\tmov 48(%r11), %rbx\n"
+	"\tmov 56(%r11), %rbp\n\tmov 64(%r11), %r12\n\tmov 72(%r11), %r13\n"
+	"\tmov 80(%r11), %r14\n\tmov 88(%r11), %r15\n\tmov 0(%r11), %rdi\n"
+	"\tmov 96(%r11), %rax\n\tmov 104(%r11), %r10\n"
+	"\tmov %rsp, saved_sp+0(%rip)\n"
+	"\tpushq 120(%r11)\n\tmov 112(%r11), %r11\n\tpopfq\n"
+	"\tcall *saved_probe(%rip)\n"
+	"\tmov %rsp, saved_sp+8(%rip)\n"
+	"\tadd $8, %rsp\n"
+	"\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n\tpop %rbp\n\tpop %rbx\n"
+	"\tret\n"
+	".globl saved_hit\n"
+	"saved_hit:\n"
+	"\tmov %rdi, probe_got+0(%rip)\n\tmov %rsi, probe_got+8(%rip)\n"
+	"\tmov %rdx, probe_got+16(%rip)\n\tmov %rcx, probe_got+24(%rip)\n"
+	"\tmov %r8, probe_got+32(%rip)\n\tmov %r9, probe_got+40(%rip)\n"
+	"\tmov %rbx, probe_got+48(%rip)\n\tmov %rbp, probe_got+56(%rip)\n"
+	"\tmov %r12, probe_got+64(%rip)\n\tmov %r13, probe_got+72(%rip)\n"
+	"\tmov %r14, probe_got+80(%rip)\n\tmov %r15, probe_got+88(%rip)\n"
+	"\tmov %r11, probe_got+96(%rip)\n"
+	"\tpop %r11\n\tmov %r11, saved_got+0(%rip)\n"
+	"\tpop %r11\n\tmov %r11, saved_got+8(%rip)\n"
+	"\tpop %r11\n\tmov %r11, saved_got+16(%rip)\n"
+	"\tpop %r11\n\tmov %r11, saved_got+24(%rip)\n"
+	"\tincq probe_hits(%rip)\n"
+	"\tret\n");
+void call_probe_saved(const u64 *block, void *probe);
+void saved_hit(void);
+
+/* CF PF AF ZF SF OF: what popf sets in user mode and a compare changes */
+#define ARITH_FLAGS	0x8d5ULL
+
 static void set_reg(struct pt_regs *regs, int regno, u64 v)
 {
 	switch (regno) {
@@ -357,6 +410,139 @@ static void test_shape(void **state)
 	ax_prog_free(prog);
 	user_exec_endbr = false;
 	user_exec_return_thunk = NULL;
+}
+
+static struct ax_jit_probe saved_probe_of(struct ax_prog *prog)
+{
+	struct ax_jit_probe p;
+	char log[128];
+
+	if (ax_jit_probe_compile(prog, (void *)saved_hit, PROBE_CTX,
+				 AX_JIT_PROBE_SAVE_SCRATCH, &p, log,
+				 sizeof(log)))
+		fail_msg("not compiled as a saving probe: %s", log);
+	return p;
+}
+
+/* As check_agrees(), and the hit gets rax, r10, r11, flags as set. */
+static void check_saved_agrees(struct ax_prog *prog,
+			       const struct ax_jit_probe *p,
+			       const char *what, int rounds)
+{
+	int r, i, trues = 0;
+
+	for (r = 0; r < rounds; r++) {
+		struct pt_regs regs = { 0 };
+		struct ax_env env = { .regs = &regs };
+		u64 block[NREGS + 4], want, hits;
+
+		for (i = 0; i < NREGS; i++) {
+			block[i] = pick_value();
+			set_reg(&regs, gdb_regno[i], block[i]);
+		}
+		block[NREGS] = next_rand();
+		block[NREGS + 1] = next_rand();
+		block[NREGS + 2] = next_rand();
+		block[NREGS + 3] = (next_rand() & ARITH_FLAGS) | 0x202;
+		prog->jit = NULL;
+		want = ax_run(prog, &env);
+		assert_int_equal(env.err, 0);
+		hits = probe_hits;
+		memset(probe_got, 0, sizeof(probe_got));
+		memset(saved_got, 0, sizeof(saved_got));
+		call_probe_saved(block, p->entry);
+		if (saved_sp[0] != saved_sp[1])
+			fail_msg("'%s' round %d: rsp %#llx after the probe, not %#llx",
+				 what, r, (unsigned long long)saved_sp[1],
+				 (unsigned long long)saved_sp[0]);
+		if ((probe_hits != hits) != (want != 0))
+			fail_msg("'%s' round %d: interp %#llx, probe %s", what,
+				 r, (unsigned long long)want,
+				 probe_hits != hits ? "hit" : "returned");
+		if (!want)
+			continue;
+		trues++;
+		for (i = 0; i < NREGS; i++)
+			if (probe_got[i] != block[i])
+				fail_msg("'%s': register %d reached the hit as %#llx, not %#llx",
+					 what, gdb_regno[i],
+					 (unsigned long long)probe_got[i],
+					 (unsigned long long)block[i]);
+		assert_ptr_equal((void *)probe_got[NREGS], PROBE_CTX);
+		if (saved_got[0] != block[NREGS + 2] ||
+		    saved_got[1] != block[NREGS + 1] ||
+		    saved_got[2] != block[NREGS] ||
+		    (saved_got[3] & ARITH_FLAGS) != (block[NREGS + 3] & ARITH_FLAGS))
+			fail_msg("'%s': the hit got r11 %#llx r10 %#llx rax %#llx flags %#llx, not %#llx %#llx %#llx %#llx",
+				 what, (unsigned long long)saved_got[0],
+				 (unsigned long long)saved_got[1],
+				 (unsigned long long)saved_got[2],
+				 (unsigned long long)saved_got[3],
+				 (unsigned long long)block[NREGS + 2],
+				 (unsigned long long)block[NREGS + 1],
+				 (unsigned long long)block[NREGS],
+				 (unsigned long long)block[NREGS + 3]);
+	}
+	if (!trues || trues == rounds)
+		fail_msg("'%s': %d of %d rounds true", what, trues, rounds);
+}
+
+/*
+ * At a function's entry the probe's own registers are the function's
+ * too: gdb's conditions and every slot depth (none, one, two, three
+ * slots computed in) hand them over as the function got them.
+ */
+static void test_save_scratch(void **state)
+{
+	static const char *const progs[] = {
+		"reg 5 const8 7 less_signed end",
+		"reg 1 reg 6 add reg 12 reg 13 bit_xor reg 14 bit_or less_signed end",
+		"reg 3 dup mul const8 3 bit_and reg 5 const8 1 bit_and equal end",
+	};
+
+	check_gdb_conds(saved_probe_of, check_saved_agrees, 2000);
+	check_progs(progs, sizeof(progs) / sizeof(progs[0]), saved_probe_of,
+		    check_saved_agrees, 2000);
+}
+
+/*
+ * The flags are saved before anything changes them: pushfq comes before
+ * the call-depth count (a sar) and before any arithmetic.
+ */
+static void test_save_scratch_flags_first(void **state)
+{
+	struct ax_prog *prog = ax_test_prog("reg 5 const8 7 equal end", true);
+	struct ax_jit_probe p;
+	char log[128];
+	cs_insn *insn;
+	size_t n;
+	csh h;
+
+	user_exec_endbr = true;
+	user_exec_call_depth_on = true;
+	user_exec_call_depth_var = 0x20000000;
+	assert_int_equal(ax_jit_probe_compile(prog, (void *)saved_hit, NULL,
+					      AX_JIT_PROBE_COUNT_CALL |
+					      AX_JIT_PROBE_SAVE_SCRATCH, &p,
+					      log, sizeof(log)), 0);
+	insn = disasm(&p, &n, &h);
+	assert_true(n > 2);
+	assert_int_equal(insn[0].id, X86_INS_ENDBR64);
+	assert_int_equal(insn[1].id, X86_INS_PUSHFQ);
+	assert_int_equal(insn[2].bytes[0], 0x65);	/* then %gs: the count */
+	cs_free(insn, n);
+	cs_close(&h);
+	ax_jit_probe_free(&p);
+	user_exec_endbr = false;
+	user_exec_call_depth_on = false;
+
+	/* a kprobe handler's registers are in its block: refused */
+	assert_int_equal(ax_jit_probe_compile(prog, (void *)saved_hit, NULL,
+					      AX_JIT_PROBE_PT_REGS |
+					      AX_JIT_PROBE_SAVE_SCRATCH, &p,
+					      log, sizeof(log)), -EINVAL);
+	assert_null(p.entry);
+	ax_prog_free(prog);
 }
 
 /*
@@ -672,6 +858,8 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_shape),
 		cmocka_unit_test(test_counted_entry),
+		cmocka_unit_test(test_save_scratch),
+		cmocka_unit_test(test_save_scratch_flags_first),
 		cmocka_unit_test(test_pt_regs),
 		cmocka_unit_test(test_pt_regs_shape),
 		cmocka_unit_test(test_pt_regs_ibt),

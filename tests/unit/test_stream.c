@@ -519,6 +519,130 @@ static void test_stream_defs_cut(void **state)
 	gtp_stream_close(st);
 }
 
+/*
+ * @pkt's reply, and in @said the text of the console lines ('O' packets)
+ * it sent before it, which ask() leaves in the output queue.
+ */
+static const char *ask_said(const char *pkt, char *said, size_t size)
+{
+	static char out[RSP_OUT_MAX + 1];
+	struct rsp_conn *c = gtp_rsp(gc);
+	const char *p, *hash, *r;
+	size_t n = 0;
+
+	rsp_out_read(c, out, sizeof(out) - 1);	/* what earlier asks said */
+	r = ask(pkt);
+	out[rsp_out_read(c, out, sizeof(out) - 1)] = '\0';
+	for (p = out; (p = strstr(p, "$O")) && (hash = strchr(p, '#'));
+	     p = hash) {
+		int len = (hash - p - 2) / 2;
+
+		assert_true(n + len < size);
+		assert_int_equal(rsp_hex2bin(p + 2, 2 * len, (u8 *)said + n),
+				 len);
+		n += len;
+	}
+	said[n] = '\0';
+	return r;
+}
+
+/* rdi of the 'g' reply @r (hits carry their number in rdi). */
+static u64 g_rdi(const char *r)
+{
+	u8 b[8];
+	u64 v;
+
+	assert_int_equal(strlen(r), 2 * GTP_G_SIZE);
+	assert_int_equal(rsp_hex2bin(r + 2 * 40, 16, b), 8);
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/*
+ * gdb looks at the frames of a run that has stopped while the stream
+ * drains them: what the stream took is gone from the store and the frames
+ * left are numbered anew, so neither the frame gdb selected before nor a
+ * qTBuffer read under way (tsave) may answer from whatever now has that
+ * number or offset.  Each fails, saying why, until gdb selects a frame
+ * (the first selection fails too: "tfind" asks for the frame after the
+ * one gdb thinks it is on) or starts the read again from 0; from then on
+ * the numbers are those of the frames left.
+ */
+static void test_stream_drain_under_gdb(void **state)
+{
+	static struct seen s = { .in_order = true, .next_rdi = 1 };
+	struct gtp_stream *st = gtp_stream_open();
+	char said[1024];
+	const char *r;
+	long n;
+	u64 i;
+
+	assert_non_null(st);
+	assert_string_equal(ask("QTStart"), "OK");
+	for (i = 1; i <= 20; i++)
+		assert_true(hit(i));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_memory_equal(ask("qTStatus"), "T0;tstop::0;tframes:14;", 23);
+	/* tfind 12: hit 13; a tsave has read its first piece */
+	assert_string_equal(ask("QTFrame:c"), "FcT1");
+	assert_int_equal(g_rdi(ask("g")), 13);
+	r = ask("qTBuffer:0,40");
+	assert_int_equal(strlen(r), 0x80);
+
+	/* the stream takes the oldest sub-buffer: hits 1 to 5 */
+	while (!s.packets) {
+		n = gtp_stream_read(st, copy_out, s.buf + s.len, 1);
+		assert_int_equal(n, 1);
+		s.len += n;
+		parse(&s);
+	}
+	assert_int_equal(s.frames, 5);
+	assert_memory_equal(ask("qTStatus"), "T0;tstop::0;tframes:f;", 22);
+
+	/*
+	 * frame 12 is now hit 18: nothing is read from it ('g': every
+	 * register unavailable).  'g', 'm' and qXfer say nothing on the
+	 * console: gdb would take the line for their reply.
+	 */
+	r = ask_said("g", said, sizeof(said));
+	assert_int_equal(strlen(r), 2 * GTP_G_SIZE);
+	assert_int_equal(strspn(r, "x"), 2 * GTP_G_SIZE);
+	assert_string_equal(said, "");
+	assert_string_equal(ask_said("mffffffffc0004074,4", said,
+				     sizeof(said)), "E01");
+	assert_string_equal(said, "");
+	r = ask_said("qXfer:traceframe-info:read::0,1000", said, sizeof(said));
+	assert_string_equal(r, "E01");
+	assert_string_equal(said, "");
+	assert_string_equal(ask_said("qTV:1", said, sizeof(said)), "E01");
+	assert_non_null(strstr(said, "trace frame 12 is gone"));
+	/* the tsave: its next piece would be another frame's bytes */
+	r = ask_said("qTBuffer:40,40", said, sizeof(said));
+	assert_string_equal(r, "E01");
+	assert_non_null(strstr(said, "took frames"));
+	assert_string_equal(ask("qTBuffer:80,40"), "E01");
+
+	/* tfind: the frame after 12 of which numbers?  Refused once */
+	r = ask_said("QTFrame:d", said, sizeof(said));
+	assert_string_equal(r, "E01");
+	assert_non_null(strstr(said, "trace frame 12 is gone"));
+	assert_int_equal(strspn(ask("g"), "x"), 2 * GTP_G_SIZE); /* none */
+	/* then a selection is one of the frames left */
+	assert_string_equal(ask("QTFrame:d"), "FdT1");
+	assert_int_equal(g_rdi(ask("g")), 19);
+	assert_string_equal(ask("QTFrame:pc:" ADDR16), "FeT1");
+	assert_int_equal(g_rdi(ask("g")), 20);
+	assert_string_equal(ask("QTFrame:ffffffff"), "OK");
+	/* and a tsave from the start reads them */
+	assert_int_equal(strlen(ask("qTBuffer:0,40")), 0x80);
+	assert_int_equal(strlen(ask("qTBuffer:40,40")), 0x80);
+
+	/* a selection after the drain is not affected by a later one */
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	assert_int_equal(g_rdi(ask("g")), 6);
+	gtp_stream_close(st);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -530,6 +654,7 @@ int main(void)
 		T(test_stream_defs_match_upload),
 		T(test_stream_defs_pieces),
 		T(test_stream_defs_cut),
+		T(test_stream_drain_under_gdb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
