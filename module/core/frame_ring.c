@@ -410,6 +410,7 @@ int gtp_frames_take(unsigned int cpu, bool drain, void *buf, u32 size,
  * this with it, and trusts the number only while it is unchanged.
  *
  * Context: under the packet lock, as gtp_frames_take().
+ * Return: the number of takes that removed frames since the module loaded.
  */
 u64 gtp_frames_taken(void)
 {
