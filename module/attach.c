@@ -417,7 +417,8 @@ void gtp_attach_exit(void)
  * backend's word: kprobe, kprobe-jit (the condition is the pre-handler),
  * kretprobe, ftrace (argument registers only), ftrace-regs (all
  * registers), direct (the condition is the function's ftrace trampoline,
- * ftrace_direct.c), static or static-jit (the condition is the probe,
+ * ftrace_direct.c; direct+ipmodify while a live patch or another user
+ * that changes the ip shares the function), static or static-jit (the condition is the probe,
  * static_arm.c).  A location that tripped the CPU budget says so after
  * its KIND: "tripped, disarmed" once its probe is gone (trip.c),
  * "tripped, disarming" until then.  A parameter is one page: past that (a
@@ -471,4 +472,4 @@ static const struct kernel_param_ops attached_ops = {
 	.get = attached_get,
 };
 module_param_cb(attached, &attached_ops, NULL, 0400);
-MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kprobe-jit|kretprobe|ftrace|ftrace-regs|direct|static|static-jit, then \"tripped, disarmed\" once the CPU budget took it away");
+MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kprobe-jit|kretprobe|ftrace|ftrace-regs|direct|direct+ipmodify|static|static-jit, then \"tripped, disarmed\" once the CPU budget took it away");

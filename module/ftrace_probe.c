@@ -930,9 +930,19 @@ static bool direct_retire(struct gtp_attachment *a)
 	return true;
 }
 
+/*
+ * "direct+ipmodify": a live patch or another ftrace user that changes the
+ * ip shares the function (ftrace_direct.c): ftrace's own trampoline with
+ * its full register save then runs before ours, so a false condition
+ * costs what the shared ops' does, and our tracepoint sees the calls of
+ * the function as they enter, before they are sent elsewhere.
+ */
 static const char *direct_kind(const struct gtp_attachment *a)
 {
-	return "direct";
+	const struct gtp_fprobe *fp = container_of(a, struct gtp_fprobe, a);
+
+	return fp->direct && gtp_fdirect_ipmodify_peer(fp->direct) ?
+	       "direct+ipmodify" : "direct";
 }
 
 static const char *ftrace_kind(const struct gtp_attachment *a)

@@ -59,6 +59,7 @@ struct ax_prog;
 struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 				       void *fp, int *err);
 bool gtp_fdirect_detach(struct gtp_fdirect *d);
+bool gtp_fdirect_ipmodify_peer(const struct gtp_fdirect *d);
 /* ftrace_probe.c: the hit of a trampoline whose condition held */
 void gtp_fdirect_hit(struct pt_regs *regs, struct gtp_fprobe *fp);
 struct ftrace_ops;
