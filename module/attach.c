@@ -269,6 +269,35 @@ void gtp_attach_set_enabled(struct gtp_tp *tp, bool enabled)
 }
 
 /**
+ * gtp_attach_retire_tripped - take away the probes of tripped locations
+ *
+ * Every location of the armed trace whose tracepoint tripped the CPU
+ * budget (GTP_TRIP_PENDING) is retired by its backend and becomes
+ * GTP_TRIP_DISARMED.  One its backend cannot retire yet stays pending
+ * (it shares a probe with a location still on) and is retried at the
+ * next trip.  Nothing armed (QTStop came first): nothing to do.
+ *
+ * Context: process, under gtp_mutex (trip.c's work).
+ */
+void gtp_attach_retire_tripped(void)
+{
+	struct gtp_attachment *a;
+	struct gtp_tp *tp;
+
+	lockdep_assert_held(&gtp_mutex);
+	if (!gtp_attach_armed)
+		return;
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		a = tp->probe;
+		if (!a || READ_ONCE(tp->tripped) != GTP_TRIP_PENDING ||
+		    !a->be->retire)
+			continue;
+		if (a->be->retire(a))
+			WRITE_ONCE(tp->tripped, GTP_TRIP_DISARMED);
+	}
+}
+
+/**
  * gtp_attach_module_user - is @mod's code or tracepoint used by the trace?
  * @mod: a module
  *
@@ -388,12 +417,27 @@ void gtp_attach_exit(void)
  * backend's word: kprobe, kprobe-jit (the condition is the pre-handler),
  * kretprobe, ftrace (argument registers only), ftrace-regs (all
  * registers), direct (the condition is the function's ftrace trampoline,
- * ftrace_direct.c), static or static-jit (the condition is the probe,
- * static_arm.c).  A parameter is one page: past that (a hundred-odd
- * locations), a last line "... N more".
+ * ftrace_direct.c; direct+ipmodify while a live patch or another user
+ * that changes the ip shares the function), static or static-jit (the condition is the probe,
+ * static_arm.c).  A location that tripped the CPU budget says so after
+ * its KIND: "tripped, disarmed" once its probe is gone (trip.c),
+ * "tripped, disarming" until then.  A parameter is one page: past that (a
+ * hundred-odd locations), a last line "... N more".
  */
-#define GTP_ATTACHED_LINE	48	/* the longest "NUM ADDR KIND" line */
+#define GTP_ATTACHED_LINE	72	/* the longest "NUM ADDR KIND ..." line */
 #define GTP_ATTACHED_MORE	32	/* room kept for the last line */
+
+static const char *trip_words(const struct gtp_tp *tp)
+{
+	switch (READ_ONCE(tp->tripped)) {
+	case GTP_TRIP_PENDING:
+		return " tripped, disarming";
+	case GTP_TRIP_DISARMED:
+		return " tripped, disarmed";
+	default:
+		return "";
+	}
+}
 
 static int attached_get(char *buf, const struct kernel_param *kp)
 {
@@ -413,9 +457,9 @@ static int attached_get(char *buf, const struct kernel_param *kp)
 			more++;
 			continue;
 		}
-		len += scnprintf(buf + len, PAGE_SIZE - len, "%u 0x%llx %s\n",
+		len += scnprintf(buf + len, PAGE_SIZE - len, "%u 0x%llx %s%s\n",
 				 tp->num, (unsigned long long)tp->addr,
-				 a->be->kind(a));
+				 a->be->kind(a), trip_words(tp));
 	}
 	mutex_unlock(&gtp_mutex);
 	if (more)
@@ -428,4 +472,4 @@ static const struct kernel_param_ops attached_ops = {
 	.get = attached_get,
 };
 module_param_cb(attached, &attached_ops, NULL, 0400);
-MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kprobe-jit|kretprobe|ftrace|ftrace-regs|direct|static|static-jit");
+MODULE_PARM_DESC(attached, "how each armed location is attached: NUM ADDR kprobe|kprobe-jit|kretprobe|ftrace|ftrace-regs|direct|direct+ipmodify|static|static-jit, then \"tripped, disarmed\" once the CPU budget took it away");

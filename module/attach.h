@@ -50,6 +50,12 @@ struct gtp_attachment {
  *	location's missed hits into tp->missed; free the attachments.
  * @set_enabled: QTEnable/QTDisable while armed; NULL: its hits test
  *	tp->enabled.
+ * @retire: @a's tracepoint tripped the CPU budget (trip.c): unregister
+ *	its probe alone, so that the location costs what an unprobed one
+ *	does; its state stays until @disarm.  true once retired (again
+ *	true after that); false when it cannot be yet (it shares its probe
+ *	with a tracepoint still on: the last of them to trip retires them
+ *	all) or the kernel refused.  Process context, under gtp_mutex.
  * @kind: the word `attached` shows.
  * @caller: probe context, "$caller" (host.h); NULL: 0.
  * @unwind_regs: probe context, where the kernel's unwinder starts for a
@@ -65,6 +71,7 @@ struct gtp_backend {
 	int (*arm)(struct gtp_conn *gc);
 	void (*disarm)(void);
 	void (*set_enabled)(struct gtp_attachment *a, bool enabled);
+	bool (*retire)(struct gtp_attachment *a);
 	const char *(*kind)(const struct gtp_attachment *a);
 	u64 (*caller)(const struct gtp_attachment *a,
 		      const struct pt_regs *regs);

@@ -23,7 +23,9 @@
  * there (a BPF fentry program, another module's trampoline) makes
  * registering fail with -EBUSY, and the tracepoint stays with the shared
  * ops (ftrace_probe.c decides).  Other ftrace users on the function keep
- * working: ftrace then calls them and our trampoline in turn.
+ * working: ftrace then calls them and our trampoline in turn.  One that
+ * changes the ip (a live patch) shares the function only as we agree
+ * (fdirect_ops_func()).
  *
  * The trampoline is entered by a call the kernel's call thunks did not
  * count, so it counts it first where the kernel tracks call depth (as
@@ -50,7 +52,42 @@ struct gtp_fdirect {
 	struct ftrace_ops ops;
 	struct ax_jit_probe probe;
 	unsigned long ip;
+	bool ipmodify_peer;	/* an IPMODIFY ops shares the function */
 };
+
+/*
+ * ftrace asks a direct ops before an ftrace_ops that changes the ip (a
+ * live patch; a kprobe with a post-handler, which kprobes carry with
+ * FTRACE_OPS_FL_IPMODIFY) may share its function, whichever comes first;
+ * with no ops_func it answers -EBUSY for us, and the live patch fails to
+ * load.  Our trampoline never calls the function: it returns to the
+ * address on the stack, which with a peer is where the peer's handler
+ * sent the call (ftrace's caller runs the peer, then "returns" into us
+ * with that address under our return address).  So it works unchanged
+ * beside one: agree, and remember it for `attached`.  Called under
+ * ftrace's direct_mutex: a flag, nothing more.
+ */
+static int fdirect_ops_func(struct ftrace_ops *ops, enum ftrace_ops_cmd cmd)
+{
+	struct gtp_fdirect *d = container_of(ops, struct gtp_fdirect, ops);
+
+	switch (cmd) {
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
+		WRITE_ONCE(d->ipmodify_peer, true);
+		return 0;
+	case FTRACE_OPS_CMD_DISABLE_SHARE_IPMODIFY_PEER:
+		WRITE_ONCE(d->ipmodify_peer, false);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Does an ftrace_ops that changes the ip share @d's function now? */
+bool gtp_fdirect_ipmodify_peer(const struct gtp_fdirect *d)
+{
+	return READ_ONCE(d->ipmodify_peer);
+}
 
 /* ftrace_direct_entry.S */
 void gtp_direct_held(void);
@@ -82,6 +119,7 @@ struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 			       sizeof(log));
 	if (ret)
 		goto err_free;
+	d->ops.ops_func = fdirect_ops_func;
 	ret = ftrace_set_filter_ip(&d->ops, ip, 0, 1);
 	if (ret)
 		goto err_filter;

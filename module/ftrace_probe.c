@@ -126,6 +126,8 @@ struct gtp_fprobe {
 	bool cond_pc;		/* the condition reads $pc */
 	bool refused;		/* its ops was not registered */
 	bool leaked;		/* its ops could not be unregistered */
+	bool retired;		/* tripped: its ip out of its ops, or its
+				 * trampoline detached (fp_retire()) */
 	struct gtp_fdirect *direct;	/* its function's trampoline, or NULL */
 	bool direct_owner;	/* the first on it: detaches it */
 	unsigned int seq;	/* attach order */
@@ -151,6 +153,8 @@ struct gtp_fp_ops {
 	struct gtp_fprobe *one;	/* the only one, on the only location */
 	unsigned long slot_mask;
 	unsigned int nlocs;
+	unsigned int nlive;	/* locations still in its filter */
+	bool registered;	/* false once its last location retired */
 	struct gtp_fprobe *first;	/* the first by ip, for the log */
 	struct gtp_fp_loc slots[];	/* by fp_slot_off() */
 };
@@ -572,6 +576,8 @@ static struct gtp_fp_ops *fp_ops_build(struct gtp_fprobe **fps,
 	ret = register_ftrace_function(&fo->ops);
 	if (ret)
 		goto err_filter;
+	fo->nlive = fo->nlocs;
+	fo->registered = true;
 	return fo;
 
 err_filter:
@@ -764,9 +770,10 @@ static void fp_ops_destroy(struct gtp_fp_ops *fo)
 {
 	struct gtp_fprobe *fp;
 	unsigned long off;
-	int ret;
+	int ret = 0;
 
-	ret = unregister_ftrace_function(&fo->ops);
+	if (fo->registered)
+		ret = unregister_ftrace_function(&fo->ops);
 	if (ret) {
 		pr_warn("ftrace refused to detach the ftrace_ops of %u locations, the first tracepoint %u at 0x%lx (error %d): it is kept, and gtptrace stays loaded until reboot\n",
 			fo->nlocs, fo->first->tp->num, fo->first->ip, ret);
@@ -811,7 +818,8 @@ static void direct_disarm(void)
 
 	lockdep_assert_held(&gtp_mutex);
 	for (fp = gtp_fp_attached; fp; fp = fp->next) {
-		if (!fp->direct_owner || gtp_fdirect_detach(fp->direct))
+		if (!fp->direct_owner || !fp->direct ||
+		    gtp_fdirect_detach(fp->direct))
 			continue;
 		/* its trampoline may still hand them over: as fp_ops_destroy() */
 		for (o = fp; o; o = o->same) {
@@ -836,9 +844,105 @@ static void ftrace_disarm(void)
 	fp_release(&gtp_ftrace_backend);
 }
 
+/*
+ * Has every tracepoint that @fp's probe also carries tripped?  Those on
+ * its ip in its ops (the same flavour), or on its trampoline.
+ */
+static bool probe_all_tripped(const struct gtp_fprobe *fp)
+{
+	const struct gtp_fprobe *o;
+
+	for (o = gtp_fp_attached; o; o = o->next) {
+		if (o->a.be != fp->a.be || o->ip != fp->ip ||
+		    (fp->direct ? o->direct != fp->direct : o->lite != fp->lite))
+			continue;
+		if (READ_ONCE(o->a.tp->tripped) == GTP_TRIP_NONE)
+			return false;
+	}
+	return true;
+}
+
+static void mark_retired(const struct gtp_fprobe *fp)
+{
+	struct gtp_fprobe *o;
+
+	for (o = gtp_fp_attached; o; o = o->next)
+		if (o->a.be == fp->a.be && o->ip == fp->ip &&
+		    (fp->direct ? o->direct == fp->direct :
+				  o->lite == fp->lite))
+			o->retired = true;
+}
+
+/*
+ * ->retire of the shared ops: @fp's ip leaves its ops' filter once every
+ * tracepoint there tripped (ftrace then patches the call site back to
+ * its NOP, or leaves it to the other users of the function).  The last
+ * location of an ops is not taken out of its filter: an ops with an
+ * empty filter traces every function.  The ops is unregistered instead,
+ * and ftrace_disarm() frees it without unregistering it again.  The
+ * table keeps the retired ips; the callback is no longer called for
+ * them.
+ */
+static bool ftrace_retire(struct gtp_attachment *a)
+{
+	struct gtp_fprobe *fp = container_of(a, struct gtp_fprobe, a);
+	struct gtp_fp_ops *fo = gtp_fp_ops[fp->lite];
+	int ret;
+
+	if (fp->retired)
+		return true;
+	if (!fo || fp->leaked || !fo->registered || !probe_all_tripped(fp))
+		return false;
+	if (fo->nlive == 1)
+		ret = unregister_ftrace_function(&fo->ops);
+	else
+		ret = ftrace_set_filter_ip(&fo->ops, fp->ip, 1, 0);
+	if (ret) {
+		pr_warn("tracepoint %u at 0x%lx: ftrace did not take the location out of the ops (error %d)\n",
+			a->tp->num, fp->ip, ret);
+		return false;
+	}
+	if (!--fo->nlive)
+		fo->registered = false;
+	mark_retired(fp);
+	return true;
+}
+
+/*
+ * ->retire of a trampoline: detached (after ftrace's wait, the image
+ * freed) once every tracepoint whose condition it joins tripped; a
+ * trampoline is the condition of all of them, so one still on keeps it.
+ */
+static bool direct_retire(struct gtp_attachment *a)
+{
+	struct gtp_fprobe *fp = container_of(a, struct gtp_fprobe, a);
+	struct gtp_fdirect *d = fp->direct;
+	struct gtp_fprobe *o;
+
+	if (fp->retired)
+		return true;
+	if (!d || !probe_all_tripped(fp) || !gtp_fdirect_detach(d))
+		return false;
+	mark_retired(fp);
+	for (o = gtp_fp_attached; o; o = o->next)
+		if (o->direct == d)
+			o->direct = NULL;
+	return true;
+}
+
+/*
+ * "direct+ipmodify": a live patch or another ftrace user that changes the
+ * ip shares the function (ftrace_direct.c): ftrace's own trampoline with
+ * its full register save then runs before ours, so a false condition
+ * costs what the shared ops' does, and our tracepoint sees the calls of
+ * the function as they enter, before they are sent elsewhere.
+ */
 static const char *direct_kind(const struct gtp_attachment *a)
 {
-	return "direct";
+	const struct gtp_fprobe *fp = container_of(a, struct gtp_fprobe, a);
+
+	return fp->direct && gtp_fdirect_ipmodify_peer(fp->direct) ?
+	       "direct+ipmodify" : "direct";
 }
 
 static const char *ftrace_kind(const struct gtp_attachment *a)
@@ -860,6 +964,7 @@ const struct gtp_backend gtp_direct_backend = {
 	.add		= direct_add,
 	.arm		= direct_arm,
 	.disarm		= direct_disarm,
+	.retire		= direct_retire,
 	.kind		= direct_kind,
 	.caller		= fp_caller,
 };
@@ -869,6 +974,7 @@ const struct gtp_backend gtp_ftrace_backend = {
 	.add		= fp_add,
 	.arm		= ftrace_arm,
 	.disarm		= ftrace_disarm,
+	.retire		= ftrace_retire,
 	.kind		= ftrace_kind,
 	.caller		= fp_caller,
 };

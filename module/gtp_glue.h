@@ -34,6 +34,15 @@ struct pt_regs *gtp_attach_unwind_regs(const struct gtp_tp *tp,
 u32 gtp_attach_module_user(const struct module *mod);
 u64 gtp_attach_caller(const struct gtp_tp *tp, const struct pt_regs *regs);
 u64 gtp_attach_kret_ns(const struct gtp_tp *tp);
+void gtp_attach_retire_tripped(void);
+
+/*
+ * trip.c: a location that tripped the CPU budget loses its probe, from
+ * process context (the host's ->tripped)
+ */
+int gtp_trip_init(void);
+void gtp_trip_exit(void);
+void gtp_trip_queue(struct gtp_tp *tp);
 
 /* kprobe.c: the kprobe backend's per-CPU areas; its refusals in words */
 int gtp_kprobe_init(void);
@@ -50,6 +59,7 @@ struct ax_prog;
 struct gtp_fdirect *gtp_fdirect_attach(struct ax_prog *cond, unsigned long ip,
 				       void *fp, int *err);
 bool gtp_fdirect_detach(struct gtp_fdirect *d);
+bool gtp_fdirect_ipmodify_peer(const struct gtp_fdirect *d);
 /* ftrace_probe.c: the hit of a trampoline whose condition held */
 void gtp_fdirect_hit(struct pt_regs *regs, struct gtp_fprobe *fp);
 struct ftrace_ops;

@@ -196,6 +196,23 @@ static void kp_set_enabled(struct gtp_attachment *a, bool enabled)
 		disable_kprobe(&gk->kp);
 }
 
+/*
+ * A disabled kprobe is disarmed: its int3 (or its ftrace location, or
+ * its optimized jump) is taken out of the code, and the kernel lists it
+ * [DISABLED].  The CPU budget's trips keep it so: QTEnable refuses a
+ * tripped location (core/tp_state.c).
+ */
+static bool kp_retire(struct gtp_attachment *a)
+{
+	struct gtp_kprobe *gk = container_of(a, struct gtp_kprobe, a);
+	int ret = disable_kprobe(&gk->kp);
+
+	if (ret)
+		pr_warn("tracepoint %u at 0x%llx: the kprobe was not disarmed (error %d)\n",
+			a->tp->num, (unsigned long long)a->tp->addr, ret);
+	return !ret;
+}
+
 static const char *kp_kind(const struct gtp_attachment *a)
 {
 	return container_of(a, struct gtp_kprobe, a)->jit.entry ?
@@ -225,6 +242,7 @@ const struct gtp_backend gtp_kprobe_backend = {
 	.arm		= kp_arm,
 	.disarm		= kp_disarm,
 	.set_enabled	= kp_set_enabled,
+	.retire		= kp_retire,
 	.kind		= kp_kind,
 	.caller		= kp_caller,
 };

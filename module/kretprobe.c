@@ -194,6 +194,18 @@ static void krp_set_enabled(struct gtp_attachment *a, bool enabled)
 		disable_kprobe(&gk->krp.kp);
 }
 
+/* As kprobe.c's: the entry kprobe disarmed, no entry and no return. */
+static bool krp_retire(struct gtp_attachment *a)
+{
+	struct gtp_kretprobe *gk = container_of(a, struct gtp_kretprobe, a);
+	int ret = disable_kprobe(&gk->krp.kp);
+
+	if (ret)
+		pr_warn("return tracepoint %u at 0x%llx: the kretprobe was not disarmed (error %d)\n",
+			a->tp->num, (unsigned long long)a->tp->addr, ret);
+	return !ret;
+}
+
 static const char *krp_kind(const struct gtp_attachment *a)
 {
 	return "kretprobe";
@@ -238,6 +250,7 @@ const struct gtp_backend gtp_kretprobe_backend = {
 	.arm		= krp_arm,
 	.disarm		= krp_disarm,
 	.set_enabled	= krp_set_enabled,
+	.retire		= krp_retire,
 	.kind		= krp_kind,
 	.caller		= krp_caller,
 	.unwind_regs	= krp_unwind_regs,

@@ -298,6 +298,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.entry_reg		= gtp_entry_reg,
 	.caller			= gtp_attach_caller,
 	.kret_ns		= gtp_attach_kret_ns,
+	.tripped		= gtp_trip_queue,
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 
@@ -374,6 +375,11 @@ static const struct gtp_part {
 	{ gtp_exec_init,	gtp_exec_exit,		true },
 	{ part_packets_init,	NULL,			true },
 	{ part_trace_init,	gtp_trace_exit,		true },
+	/*
+	 * Before the probes, so it exits after they are detached; outside
+	 * gtp_mutex, which its work takes.
+	 */
+	{ gtp_trip_init,	gtp_trip_exit,		false },
 	/* markers and their probes, before their users */
 	{ gtp_static_tp_init,	gtp_static_tp_exit,	true },
 	{ gtp_attach_init,	gtp_attach_exit,	true },

@@ -26,7 +26,11 @@
 
 struct gtp_static_tp {
 	struct gtp_attachment a;
-	void *handle;		/* static_probe.c's, once attached */
+	void *handle;		/* static_probe.c's, once attached; NULL
+				 * again once retired */
+	unsigned int idx;	/* its slot in arm_handles */
+	bool jit;		/* its probe was the JIT'd condition */
+	u64 missed;		/* retired: the hits its guard refused */
 	struct gtp_static_tp *next;
 };
 
@@ -152,6 +156,8 @@ static int st_arm(struct gtp_conn *gc)
 				    attach_refusal(ret), ret);
 			return ret;
 		}
+		st->idx = arm_n;
+		st->jit = gtp_static_handle_jit(st->handle);
 		arm_handles[arm_n++] = st->handle;
 	}
 	return 0;
@@ -167,7 +173,8 @@ static void st_disarm(void)
 	for (st = arm_tps; st; st = next, i++) {
 		next = st->next;
 		if (i < arm_n)
-			st->a.tp->missed = arm_missed[i];
+			st->a.tp->missed = st->handle ? arm_missed[i] :
+							st->missed;
 		kfree(st);
 	}
 	arm_tps = NULL;
@@ -181,13 +188,28 @@ static void st_disarm(void)
 	arm_scratch = NULL;
 }
 
+/*
+ * Unregister the one probe (a grace period of its own); its slot in
+ * arm_handles goes empty, which st_disarm()'s detach skips.
+ */
+static bool st_retire(struct gtp_attachment *a)
+{
+	struct gtp_static_tp *st = container_of(a, struct gtp_static_tp, a);
+
+	if (!st->handle)
+		return true;
+	gtp_static_detach_many(&arm_handles[st->idx], 1, &st->missed);
+	arm_handles[st->idx] = NULL;
+	st->handle = NULL;
+	return true;
+}
+
 static const char *st_kind(const struct gtp_attachment *a)
 {
 	const struct gtp_static_tp *st = container_of(a, struct gtp_static_tp,
 						      a);
 
-	return st->handle && gtp_static_handle_jit(st->handle) ?
-	       "static-jit" : "static";
+	return st->jit ? "static-jit" : "static";
 }
 
 static struct module *st_module(const struct gtp_attachment *a)
@@ -210,6 +232,7 @@ const struct gtp_backend gtp_static_backend = {
 	.add		= st_add,
 	.arm		= st_arm,
 	.disarm		= st_disarm,
+	.retire		= st_retire,
 	.kind		= st_kind,
 	.module		= st_module,
 	.unwind_regs	= st_unwind_regs,

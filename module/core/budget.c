@@ -3,6 +3,7 @@
  * budget.c - what the probes cost, and a ceiling on it (budget.h).
  */
 #include "budget.h"
+#include "host.h"
 #include "run.h"
 
 struct gtp_budget gtp_budget;
@@ -57,6 +58,13 @@ static noinline void trip(struct gtp_tp *tp, u64 spent)
 	long n = atomic_long_add_return(1, &b->ntrips) - 1;
 
 	WRITE_ONCE(tp->enabled, false);
+	/*
+	 * Disabled, its hits return at once, but its probe still runs on
+	 * every call (an int3, a trampoline, a JIT'd condition): the host
+	 * takes it away from process context.
+	 */
+	WRITE_ONCE(tp->tripped, GTP_TRIP_PENDING);
+	gtp_host->tripped(tp);
 	if (n < GTP_BUDGET_MAX_TRIPS) {
 		struct gtp_budget_trip *t = &b->trips[n];
 
@@ -100,6 +108,20 @@ void gtp_budget_account(struct gtp_tp *tp, u64 t0)
 		trip(tp, c->spent);
 }
 
+/* What became of the tripped tracepoint @num's probe. */
+static const char *trip_outcome(const struct gtp_budget *b, u32 num)
+{
+	const struct gtp_tp *tp;
+
+	if (b->stop)
+		return "stopped the trace";
+	for (tp = gtp_tps; tp; tp = tp->next)
+		if (tp->num == num &&
+		    READ_ONCE(tp->tripped) != GTP_TRIP_DISARMED)
+			return "disabled, its probe not yet disarmed";
+	return "disabled and disarmed";
+}
+
 size_t gtp_budget_report(char *buf, size_t size)
 {
 	const struct gtp_budget *b = &gtp_budget;
@@ -115,8 +137,7 @@ size_t gtp_budget_report(char *buf, size_t size)
 
 		len += scnprintf(buf + len, size - len,
 				 "%scpu budget: tracepoint %u %s at %llu.%03llu s: %u%% of CPU %u (budget %u%%)",
-				 i ? "; " : "", t->tp,
-				 b->stop ? "stopped the trace" : "disabled",
+				 i ? "; " : "", t->tp, trip_outcome(b, t->tp),
 				 (unsigned long long)ms / 1000,
 				 (unsigned long long)ms % 1000, t->pct, t->cpu,
 				 b->pct);

@@ -13,7 +13,9 @@
  * current second.  When that passes the budget (a percentage of one CPU)
  * over at least GTP_BUDGET_MIN_SAMPLES timed hits, the tracepoint being
  * timed, the one that is statistically spending the time, is disabled on
- * every CPU (tp->enabled, as gdb's "disable" does),
+ * every CPU (tp->enabled, as gdb's "disable" does) and its probe is then
+ * disarmed from process context (tp->tripped, the host's ->tripped: a
+ * probe may not sleep, lock or wake, and unregistering does all three),
  * or the whole trace stops, as configured; the first such trips are kept
  * for qTStatus, which gdb's tstatus shows as its trace notes or as the
  * error that stopped the trace.  Frames already collected stay.

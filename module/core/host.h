@@ -9,7 +9,8 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry but @kstack, @entry_reg, @caller and @kret_ns is called from
+ * Every entry but @kstack, @entry_reg, @caller, @kret_ns and @tripped is
+ * called from
  * process context under the packet lock, never from a probe: what a probe
  * needs
  * (clocks, the CPU, the task) are plain kernel primitives and live in
@@ -17,7 +18,9 @@
  * (stack_trace_save_regs() is not exported), hence a probe-context entry;
  * the entry registers a task's hit needs are the host's to record, hence
  * another; and only the host knows how a hit was carried (an entry, a
- * return), which $caller and $kret_ns depend on, hence the last two.
+ * return), which $caller and $kret_ns depend on, hence two more; the CPU
+ * budget trips in a probe, and only the host can take that probe away,
+ * hence @tripped.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -75,6 +78,11 @@ struct gtp_conn;
  * @kret_ns: probe context ("$kret_ns"): at a return probe's hit of @tp,
  *	the nanoseconds (gtp_mono_ns(), $clock's clock) since the call that
  *	is returning was entered; 0 at any other hit.  No locks, no sleep.
+ * @tripped: probe context: @tp tripped the CPU budget (tp->tripped is
+ *	GTP_TRIP_PENDING, tp->enabled false).  The host unregisters its
+ *	probe later, from process context, and sets GTP_TRIP_DISARMED, so
+ *	that a tripped location stops costing what it cost.  No locks, no
+ *	sleep, no allocation, no wake-up.
  * @sdata_fields: the $_sdata fields of the static tracepoint at marker
  *	@addr as "NAME:SIZE:s|u ..." into @buf (for the consumer's
  *	definitions); the length, or 0 if the marker or its names are gone.
@@ -102,6 +110,7 @@ struct gtp_host_ops {
 			 u32 dwreg, u64 *val);
 	u64 (*caller)(const struct gtp_tp *tp, const struct pt_regs *regs);
 	u64 (*kret_ns)(const struct gtp_tp *tp);
+	void (*tripped)(struct gtp_tp *tp);
 
 	int (*sdata_fields)(u64 addr, char *buf, size_t size);
 };

@@ -104,6 +104,16 @@ static void set_enabled(struct gtp_conn *gc, char *args, bool enabled)
 		gtp_reply_error(gc, 1);
 		return;
 	}
+	/*
+	 * A location the CPU budget tripped lost its probe (host.h
+	 * @tripped): enabling it again would collect nothing, so say so.
+	 */
+	if (enabled && tp->probe && READ_ONCE(tp->tripped)) {
+		gtp_console(gc, "gtp: tracepoint %u tripped the CPU budget and its probe is disarmed: tstart arms it again\n",
+			    tp->num);
+		gtp_reply_error(gc, 1);
+		return;
+	}
 	WRITE_ONCE(tp->enabled, enabled);
 	if (tp->probe)
 		gtp_host->set_enabled(tp, enabled);

@@ -276,6 +276,7 @@ void gtp_tps_reset_counts(void)
 		atomic_long_set(&tp->cost, 0);
 		tp->last_err = 0;
 		tp->missed = 0;
+		WRITE_ONCE(tp->tripped, GTP_TRIP_NONE);
 	}
 }
 

@@ -32,6 +32,18 @@ struct gtp_action {
 	bool noop;		/* X that can change and fail in nothing: skipped */
 };
 
+/*
+ * What the CPU budget (budget.h) did to a location this run: a probe
+ * sets PENDING when it trips, and the host, from process context, DISARMED
+ * once the location's probe is unregistered (host.h @tripped).  QTStart
+ * starts every location at NONE.
+ */
+enum gtp_trip {
+	GTP_TRIP_NONE,
+	GTP_TRIP_PENDING,	/* tripped: disabled, its probe still attached */
+	GTP_TRIP_DISARMED,	/* tripped: its probe costs nothing any more */
+};
+
 /* A list of strings kept for upload (qTfP/qTsP) exactly as gdb sent them. */
 struct gtp_strlist {
 	char **s;
@@ -43,6 +55,7 @@ struct gtp_tp {
 	u32 num;
 	u64 addr;
 	bool enabled;		/* READ_ONCE: QTEnable/QTDisable while running */
+	u8 tripped;		/* enum gtp_trip, READ_ONCE/WRITE_ONCE */
 	bool fast;		/* :F (downloaded as a normal tracepoint) */
 	bool is_static;		/* :S, handled by the static tracepoint code */
 	bool at_return;		/* actions set $kret: fires at the return */

@@ -2,8 +2,9 @@
 
 A tracepoint that collects every register on vfs_read, driven by dd reading
 one byte at a time, spends far more than 5% of the CPU dd runs on.  With
-`tvariable $gtp_cpu_budget = 5` gtp disables it (or, with $gtp_budget_stop,
-stops the trace), says which tracepoint, how much of which CPU and when in
+`tvariable $gtp_cpu_budget = 5` gtp disables it and then takes its
+probe out of the kernel (or, with $gtp_budget_stop, stops the trace),
+says which tracepoint, how much of which CPU and when in
 gdb's tstatus, keeps every frame collected before, and leaves the other
 tracepoints of the run collecting.  While dd runs, a shell command still
 answers within a second.
@@ -11,6 +12,8 @@ answers within a second.
 tests/vm/run loads gtptrace with cpu_budget=0 (the suite's stress tests
 saturate a CPU on purpose), so each session here sets its own.
 """
+
+import re
 
 from gtplib import (GDB_HEAD, expect, expect_not, frames_collected,
                     gdb_script, ksym, leaves_target_clean, param, reset_target,
@@ -68,10 +71,11 @@ TRIP = (r"cpu budget: tracepoint 1 %s at \d+\.\d{3} s: (\d+)%% of CPU \d+ "
         r"\(budget 5%%\)")
 
 def check_disabled(out, kind):
-    """Tracepoint 1, attached as @kind, was disabled by the budget; 2
-    went on collecting; 1's frames from before the trip are kept."""
+    """Tracepoint 1, attached as @kind, was disabled by the budget and its
+    probe disarmed; 2 went on collecting; 1's frames from before the trip
+    are kept."""
     expect(out, r"^1 0x[0-9a-f]+ %s$" % kind)
-    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    m = expect(out, r"Trace notes: " + TRIP % "disabled and disarmed")
     assert int(m.group(1)) >= 5, m.group(0)
     expect(out, r"^=tp2 frame \d+$")
     expect(out, r"^=tp1 frame 0$")
@@ -79,7 +83,7 @@ def check_disabled(out, kind):
 @leaves_target_clean
 def test_budget_disables_the_hot_tracepoint():
     out = run(stop=False)
-    m = expect(out, r"Trace notes: " + TRIP % "disabled")
+    m = expect(out, r"Trace notes: " + TRIP % "disabled and disarmed")
     assert int(m.group(1)) >= 5, m.group(0)
     expect(out, r"^\$1 = 5$")
     # the run went on: tracepoint 2 collected after tracepoint 1 went
@@ -154,3 +158,81 @@ def test_no_budget_no_trip():
     expect(out, r"^\$1 = 0$")
     expect(out, r"^=tp1 frame 0$")
     expect(out, r"^=tp2 frame \d+$")
+
+
+# A trip takes the probe away, not just its hits: the kernel's own view of
+# vfs_read's probe after the trip, and again after a later tstart.
+DISARM_BODY = """set circular-trace-buffer on
+tvariable $gtp_cpu_budget = 5
+trace *0x%(vfs_read)x%(cond)s
+actions
+collect $regs
+end
+tstart
+shell dd if=/dev/zero of=/dev/null bs=1 count=300000 2>/dev/null
+shell sleep 1
+shell echo "=view"; %(view)s; echo "=end"
+shell cat /sys/module/gtptrace/parameters/attached
+tstatus
+tstop
+tstart
+shell echo "=rearmed"; %(view)s; echo "=end"
+shell cat /sys/module/gtptrace/parameters/attached
+tstop
+"""
+
+# where ftrace users of a function show (the shared ops, a trampoline, a
+# kprobe on the ftrace location), and where kprobes do
+FTRACED = ("grep -w vfs_read /sys/kernel/tracing/enabled_functions "
+           "|| echo not-ftraced")
+KPROBED = ("mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug; "
+           "grep -w vfs_read /sys/kernel/debug/kprobes/list || echo not-kprobed")
+
+def disarm_run(cond, view):
+    reset_target()
+    out = gdb_script(GDB_HEAD + DISARM_BODY % {
+        "vfs_read": ksym("vfs_read"), "cond": cond, "view": view},
+        timeout=600)
+    expect_not(out, SCRIPT_BUGS)
+    view = expect(out, r"^=view$(.*?)^=end$", re.M | re.S).group(1)
+    rearmed = expect(out, r"^=rearmed$(.*?)^=end$", re.M | re.S).group(1)
+    return out, view, rearmed
+
+def check_disarmed(out, kind):
+    """The words for it: `attached` and tstatus say tripped and disarmed;
+    the next tstart's `attached` line is the plain one."""
+    expect(out, r"^1 0x[0-9a-f]+ %s tripped, disarmed$" % kind)
+    expect(out, r"Trace notes: " + TRIP % "disabled and disarmed")
+    expect(out, r"^1 0x[0-9a-f]+ %s$" % kind)
+
+@leaves_target_clean
+def test_trip_disarms_a_direct_trampoline():
+    """vfs_read's own trampoline (the JIT'd condition, always true) is
+    detached at the trip: ftrace no longer calls anything there."""
+    out, view, rearmed = disarm_run(" if $rdi != 0", FTRACED)
+    assert "not-ftraced" in view, view
+    expect(rearmed, r"vfs_read .*D")
+    check_disarmed(out, "direct")
+
+@leaves_target_clean
+def test_trip_disarms_the_shared_ops():
+    """Collecting every register: the shared ftrace_ops with SAVE_REGS,
+    whose filter loses vfs_read (its only location: the ops goes)."""
+    out, view, rearmed = disarm_run("", FTRACED)
+    assert "not-ftraced" in view, view
+    expect(rearmed, r"vfs_read ")
+    check_disarmed(out, "ftrace-regs")
+
+@leaves_target_clean
+def test_trip_disarms_a_kprobe():
+    """On a kprobe (entry_ftrace=0) the kernel lists it [DISABLED]: its
+    breakpoint or ftrace hook is out of vfs_read."""
+    param("entry_ftrace", "0")
+    try:
+        out, view, rearmed = disarm_run(" if $rdi != 0", KPROBED)
+    finally:
+        param("entry_ftrace", "1")
+    expect(view, r"vfs_read.*\[DISABLED\]")
+    expect(rearmed, r"vfs_read")
+    expect_not(rearmed, r"DISABLED")
+    check_disarmed(out, "kprobe-jit")

@@ -101,6 +101,11 @@ static u64 user_kret_ns(const struct gtp_tp *tp)
 	return tp->at_return ? user_kret_time : 0;
 }
 
+/* Nothing attached to take away: the core's state is the test's to see. */
+static void user_tripped(struct gtp_tp *tp)
+{
+}
+
 /* One made-up static event, so the consumer's definitions name fields. */
 static int user_sdata_fields(u64 addr, char *buf, size_t size)
 {
@@ -130,6 +135,7 @@ static const struct gtp_host_ops user_host = {
 	.entry_reg		= user_entry_reg,
 	.caller			= user_caller,
 	.kret_ns		= user_kret_ns,
+	.tripped		= user_tripped,
 	.sdata_fields		= user_sdata_fields,
 };
 
