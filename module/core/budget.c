@@ -108,21 +108,22 @@ void gtp_budget_account(struct gtp_tp *tp, u64 t0)
 		trip(tp, c->spent);
 }
 
-/* What became of the tripped tracepoint @num's probe. */
-static const char *trip_outcome(const struct gtp_budget *b, u32 num)
+/*
+ * What became of the tripped tracepoint @num's probe: @armed (the
+ * caller's: the tracepoints are above this file) says whether it is still
+ * waiting to be disarmed.
+ */
+static const char *trip_outcome(const struct gtp_budget *b, u32 num,
+				bool (*armed)(u32 num))
 {
-	const struct gtp_tp *tp;
-
 	if (b->stop)
 		return "stopped the trace";
-	for (tp = gtp_tps; tp; tp = tp->next)
-		if (tp->num == num &&
-		    READ_ONCE(tp->tripped) != GTP_TRIP_DISARMED)
-			return "disabled, its probe not yet disarmed";
+	if (armed(num))
+		return "disabled, its probe not yet disarmed";
 	return "disabled and disarmed";
 }
 
-size_t gtp_budget_report(char *buf, size_t size)
+size_t gtp_budget_report(char *buf, size_t size, bool (*armed)(u32 num))
 {
 	const struct gtp_budget *b = &gtp_budget;
 	long n = min_t(long, atomic_long_read(&b->ntrips),
@@ -137,7 +138,7 @@ size_t gtp_budget_report(char *buf, size_t size)
 
 		len += scnprintf(buf + len, size - len,
 				 "%scpu budget: tracepoint %u %s at %llu.%03llu s: %u%% of CPU %u (budget %u%%)",
-				 i ? "; " : "", t->tp, trip_outcome(b, t->tp),
+				 i ? "; " : "", t->tp, trip_outcome(b, t->tp, armed),
 				 (unsigned long long)ms / 1000,
 				 (unsigned long long)ms % 1000, t->pct, t->cpu,
 				 b->pct);

@@ -103,7 +103,10 @@ static inline u64 gtp_budget_cost_us(const struct gtp_tp *tp)
 	return khz ? (u64)atomic_long_read(&tp->cost) * 1000 / khz : 0;
 }
 
-/* One line per trip ("" if none), for qTStatus; returns its length. */
-size_t gtp_budget_report(char *buf, size_t size);
+/*
+ * One line per trip ("" if none), for qTStatus; returns its length.
+ * @armed(num): tripped tracepoint @num's probe is not yet disarmed.
+ */
+size_t gtp_budget_report(char *buf, size_t size, bool (*armed)(u32 num));
 
 #endif /* GTP_BUDGET_H */

@@ -93,11 +93,23 @@ static void reply_notes(struct gtp_conn *gc, const char *trips, size_t len)
 	}
 }
 
+/* gtp_budget_report()'s question: is @num's tripped probe still armed? */
+static bool trip_armed(u32 num)
+{
+	const struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		if (tp->num == num &&
+		    READ_ONCE(tp->tripped) != GTP_TRIP_DISARMED)
+			return true;
+	return false;
+}
+
 static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 {
 	struct gtp_frame_stats st;
 	char why[48], trips[GTP_BUDGET_MAX_TRIPS * 96 + 16];
-	size_t ntrips = gtp_budget_report(trips, sizeof(trips));
+	size_t ntrips = gtp_budget_report(trips, sizeof(trips), trip_armed);
 
 	gtp_frames_stats(&st);
 	gtp_replyf(gc, "T%d;", gtp_trace_running());
