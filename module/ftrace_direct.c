@@ -67,7 +67,7 @@ struct gtp_fdirect {
  * beside one: agree, and remember it for `attached`.  Called under
  * ftrace's direct_mutex: a flag, nothing more.
  */
-static int fdirect_ops_func(struct ftrace_ops *ops, enum ftrace_ops_cmd cmd)
+static int fdirect_ops_func(GTP_OPS_FUNC_ARGS(ops, cmd))
 {
 	struct gtp_fdirect *d = container_of(ops, struct gtp_fdirect, ops);
 

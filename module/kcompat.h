@@ -114,6 +114,22 @@ static inline bool gtp_endbr_poison(u32 insn)
 #endif
 
 /*
+ * ftrace_ops.ops_func (ftrace asks a direct ops whether an IPMODIFY ops
+ * may share its function) is (ops, cmd) on 6.1 and 6.12 and (ops, ip, cmd)
+ * on 7.3, where one direct ops may cover many functions.  The test puts
+ * the change at 6.19, with ftrace's rework of direct ops; no matrix kernel
+ * lies between 6.12 and 7.3 to pin it down.  GTP_OPS_FUNC_ARGS declares
+ * either.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+#define GTP_OPS_FUNC_ARGS(ops, cmd) \
+	struct ftrace_ops *ops, unsigned long ip, enum ftrace_ops_cmd cmd
+#else
+#define GTP_OPS_FUNC_ARGS(ops, cmd) \
+	struct ftrace_ops *ops, enum ftrace_ops_cmd cmd
+#endif
+
+/*
  * Tracepoint probes: since 6.13 faultable tracepoints (the syscall ones)
  * call their probes with preemption enabled (they may fault user memory).
  * The static probe turns preemption off itself, whatever the tracepoint
