@@ -1,8 +1,8 @@
 """The CPU budget (module/core/budget.h): a probe that eats a CPU goes.
 
 A tracepoint that collects every register on vfs_read, driven by dd reading
-one byte at a time, spends far more than 5% of the CPU dd runs on.  With
-`tvariable $gtp_cpu_budget = 5` gtp disables it and then takes its
+one byte at a time, spends far more than 2% of the CPU dd runs on.  With
+`tvariable $gtp_cpu_budget = 2` gtp disables it and then takes its
 probe out of the kernel (or, with $gtp_budget_stop, stops the trace),
 says which tracepoint, how much of which CPU and when in
 gdb's tstatus, keeps every frame collected before, and leaves the other
@@ -10,7 +10,10 @@ tracepoints of the run collecting.  While dd runs, a shell command still
 answers within a second.
 
 tests/vm/run loads gtptrace with cpu_budget=0 (the suite's stress tests
-saturate a CPU on purpose), so each session here sets its own.
+saturate a CPU on purpose), so each session here sets its own: 2%, not
+more, because the share is of TSC time, and a guest on a loaded host runs
+for only part of it (beside four other guests, a 6.1-rt run's dd never
+reached 5%).
 """
 
 import re
@@ -27,7 +30,7 @@ WORKLOAD = ("shell dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null & "
             "print(\"=answered in %%.3f s\" %% (time.monotonic() - t))'; wait\n")
 
 BODY = """set circular-trace-buffer on
-tvariable $gtp_cpu_budget = 5
+tvariable $gtp_cpu_budget = 2
 %(stop)s
 trace *0x%(vfs_read)x%(cond)s
 actions
@@ -68,7 +71,7 @@ def answered(out):
     return float(m.group(1))
 
 TRIP = (r"cpu budget: tracepoint 1 %s at \d+\.\d{3} s: (\d+)%% of CPU \d+ "
-        r"\(budget 5%%\)")
+        r"\(budget 2%%\)")
 
 def check_disabled(out, kind):
     """Tracepoint 1, attached as @kind, was disabled by the budget and its
@@ -76,7 +79,7 @@ def check_disabled(out, kind):
     are kept."""
     expect(out, r"^1 0x[0-9a-f]+ %s$" % kind)
     m = expect(out, r"Trace notes: " + TRIP % "disabled and disarmed")
-    assert int(m.group(1)) >= 5, m.group(0)
+    assert int(m.group(1)) >= 2, m.group(0)
     expect(out, r"^=tp2 frame \d+$")
     expect(out, r"^=tp1 frame 0$")
 
@@ -84,8 +87,8 @@ def check_disabled(out, kind):
 def test_budget_disables_the_hot_tracepoint():
     out = run(stop=False)
     m = expect(out, r"Trace notes: " + TRIP % "disabled and disarmed")
-    assert int(m.group(1)) >= 5, m.group(0)
-    expect(out, r"^\$1 = 5$")
+    assert int(m.group(1)) >= 2, m.group(0)
+    expect(out, r"^\$1 = 2$")
     # the run went on: tracepoint 2 collected after tracepoint 1 went
     expect(out, r"^=tp2 frame \d+$")
     # tracepoint 1's frames from before the trip are all still there
@@ -133,7 +136,7 @@ def test_budget_stops_the_trace_when_asked():
     out = run(stop=True)
     m = expect(out, r"Trace stopped by an error \(" + TRIP % "stopped the trace"
                + r", tracepoint 1\)")
-    assert int(m.group(1)) >= 5, m.group(0)
+    assert int(m.group(1)) >= 2, m.group(0)
     assert frames_collected(out)[0] > 0, out
     expect(out, r"^=tp1 frame 0$")
     # stopped before gtp_test ran: tracepoint 2 never hit
@@ -148,7 +151,7 @@ def test_no_budget_no_trip():
     try:
         reset_target()
         out = gdb_script(GDB_HEAD + BODY.replace(
-            "$gtp_cpu_budget = 5", "$gtp_cpu_budget = -1") % {
+            "$gtp_cpu_budget = 2", "$gtp_cpu_budget = -1") % {
             "stop": "", "vfs_read": ksym("vfs_read"), "cond": "",
             "workload": WORKLOAD % 30000}, timeout=600)
     finally:
@@ -163,7 +166,7 @@ def test_no_budget_no_trip():
 # A trip takes the probe away, not just its hits: the kernel's own view of
 # vfs_read's probe after the trip, and again after a later tstart.
 DISARM_BODY = """set circular-trace-buffer on
-tvariable $gtp_cpu_budget = 5
+tvariable $gtp_cpu_budget = 2
 trace *0x%(vfs_read)x%(cond)s
 actions
 collect $regs
