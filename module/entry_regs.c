@@ -25,8 +25,35 @@
  *
  * Writers and readers on any CPU, in any context (a task, an irq, an NMI
  * inside either), never wait: the slot's sequence count is odd while one
- * writer changes it, and is taken with cmpxchg; a writer that finds it odd
- * records nothing, a reader that sees it change gives no value.
+ * writer changes it, and is taken with cmpxchg; a reader that sees it odd
+ * or changing gives no value.
+ *
+ * A writer that cannot take the slot must not vanish.  Its call would
+ * have dropped the task's records of calls that returned (at or below its
+ * stack pointer), so a later hit in it would take one of those: the last
+ * call of the same function from the same caller, at the same stack
+ * pointer, another call's value.  This happens whenever an entry's
+ * cmpxchg loses: to a writer on another CPU (a task whose slot collides),
+ * or to an irq or NMI that lands between its read of the count and its
+ * cmpxchg and records an entry of its own; and when an irq or NMI finds
+ * the count odd because it interrupted the writer in the middle.  So:
+ *
+ *  - A writer whose cmpxchg lost to a write that has finished (the count
+ *    is even again: a nested context ran to its end, or another CPU's
+ *    writer did) tries again, a bounded number of times (EV_CLAIM_TRIES);
+ *    a count found odd is never waited for, its writer may be the very
+ *    context we interrupted.
+ *  - A writer that gives up says so in the slot: it bumps @lost (atomic,
+ *    no slot needed).  While @lost differs from @lost_seen, readers give
+ *    no value; the next writer to take the slot drops every record in it
+ *    and takes @lost as seen.  That is coarse (the task's other active
+ *    calls lose their values too) but can never name a wrong call: what
+ *    was skipped (which function, which stack pointer, which task) is not
+ *    known, only that something was, and it is rare (a nested entry at
+ *    that very instruction, three times).
+ *
+ * Entries ftrace itself does not deliver (its recursion guard) are not
+ * seen at all, and not covered by this.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -47,6 +74,7 @@
 #define EV_SLOTS	(1u << EV_SLOT_BITS)
 #define EV_DEPTH	8		/* active recorded calls per task */
 #define EV_NREGS	6
+#define EV_CLAIM_TRIES	3		/* cmpxchgs lost to finished writes */
 
 struct ev_call {
 	unsigned long func;		/* ftrace location; 0: free */
@@ -56,6 +84,8 @@ struct ev_call {
 
 struct ev_slot {
 	unsigned int seq;		/* odd: a writer is at work */
+	atomic_t lost;			/* entries writers could not record */
+	int lost_seen;			/* @lost when @call was last emptied */
 	const void *task;
 	struct ev_call call[EV_DEPTH];
 };
@@ -91,9 +121,13 @@ static void notrace ev_record(struct ev_slot *s, unsigned long func,
 	struct ev_call *c, *pick = NULL;
 	int i;
 
-	if (s->task != current) {
+	int lost = atomic_read(&s->lost);
+
+	/* another task's records, or records an unrecorded entry outdated */
+	if (s->task != current || lost != s->lost_seen) {
 		memset(s->call, 0, sizeof(s->call));
 		s->task = current;
+		WRITE_ONCE(s->lost_seen, lost);
 	}
 	for (i = 0; i < EV_DEPTH; i++) {
 		c = &s->call[i];
@@ -124,14 +158,24 @@ static void notrace ev_entry_cb(unsigned long ip, unsigned long parent_ip,
 	struct ev_slot *s;
 	unsigned int seq;
 
+	int tries;
+
 	preempt_disable_notrace();
 	s = ev_slot_of(current);
 	seq = READ_ONCE(s->seq);
-	/* another writer (or one this context interrupted): skip */
-	if (!(seq & 1) && cmpxchg(&s->seq, seq, seq + 1) == seq) {
-		ev_record(s, ip, gtp_fregs_pt_regs(fregs));
-		smp_store_release(&s->seq, seq + 2);
+	for (tries = 0; !(seq & 1) && tries < EV_CLAIM_TRIES; tries++) {
+		unsigned int old = cmpxchg(&s->seq, seq, seq + 1);
+
+		if (old == seq) {
+			ev_record(s, ip, gtp_fregs_pt_regs(fregs));
+			smp_store_release(&s->seq, seq + 2);
+			goto out;
+		}
+		seq = old;	/* odd: at work, maybe under us; even: done */
 	}
+	/* unrecorded: readers of the slot give nothing until it is emptied */
+	atomic_inc(&s->lost);
+out:
 	preempt_enable_notrace();
 }
 
@@ -148,7 +192,8 @@ int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 		return -ENOENT;
 	s = ev_slot_of(current);
 	seq = smp_load_acquire(&s->seq);
-	if ((seq & 1) || READ_ONCE(s->task) != current)
+	if ((seq & 1) || READ_ONCE(s->task) != current ||
+	    atomic_read(&s->lost) != READ_ONCE(s->lost_seen))
 		return -ENOENT;
 	for (i = 0; i < EV_DEPTH; i++) {
 		const struct ev_call *c = &s->call[i];
@@ -163,7 +208,8 @@ int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 		}
 	}
 	smp_rmb();
-	if (!best || READ_ONCE(s->seq) != seq)
+	if (!best || READ_ONCE(s->seq) != seq ||
+	    atomic_read(&s->lost) != READ_ONCE(s->lost_seen))
 		return -ENOENT;
 	*val = v;
 	return 0;

@@ -295,7 +295,8 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 	enum gtp_precheck pre;
 
 	preempt_disable_notrace();
-	if (unlikely(__this_cpu_inc_return(gtp_fp_busy) != 1)) {
+	/* this_cpu_*: an irq's or NMI's hit here counts in it too */
+	if (unlikely(this_cpu_inc_return(gtp_fp_busy) != 1)) {
 		atomic_long_inc(&fp->missed);
 		goto out;
 	}
@@ -308,7 +309,7 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 	if (pre != GTP_PRE_FALSE)
 		gtp_fprobe_hit(fp, tp, regs, pre, false);
 out:
-	__this_cpu_dec(gtp_fp_busy);
+	this_cpu_dec(gtp_fp_busy);
 	preempt_enable_notrace();
 }
 

@@ -57,6 +57,20 @@
  * inlined helper at two sites and, after its calls, arguments that only
  * DW_OP_entry_value still describes.
  *
+ * Hits nesting on a CPU, made to happen at a chosen instruction
+ * (tests/e2e/test_nest.py): "echo nest ADDR > /proc/gtp_test" puts a
+ * kprobe at each instruction of the function at ADDR in turn and calls
+ * gtp_test_function(-4, OFF) under each; the kprobe's handler fires
+ * gtp_test_event(-5, OFF), a static hit nested in whatever hit runs
+ * there.  "echo evrace ADDR A B N" puts one at the first lock cmpxchg of
+ * the function at ADDR (gtptrace's entry-value recorder claiming its
+ * slot), then calls gtp_test_lines(A, B), (A+1, B+1), (A+2, B+2) from one
+ * place; during the second call, the handler calls gtp_test_lines(A+100,
+ * B+100) the first N times it runs: an entry recorded from the int3 (an
+ * NMI, to the kernel) between the recorder's read of the slot and its
+ * cmpxchg.  Reading prints "nest boundaries=N fired=N" or "evrace
+ * fired=N" for the last of them.
+ *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
  * mirror the loop's state, for conditions on globals).
@@ -74,6 +88,7 @@
 #include <linux/irqflags.h>
 #include <linux/sched.h>
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <asm/msr.h>
 
 #define CREATE_TRACE_POINTS
@@ -535,10 +550,148 @@ static int gtp_test_lines_command(const char *cmd)
 	return 0;
 }
 
+/* "nest" and "evrace": who the injecting kprobe acts for, how often */
+static struct task_struct *inject_task;
+static int inject_shots;
+static unsigned int inject_fired, inject_boundaries;
+static unsigned int inject_off;
+static bool inject_ran, inject_evrace;	/* the last was evrace */
+
+static int nest_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	if (READ_ONCE(inject_task) != current)
+		return 0;
+	inject_fired++;
+	trace_gtp_test_event(-5, inject_off);
+	return 0;
+}
+
+/* The size of the function at @fn, from "%pS"'s "name+0x0/0xSIZE". */
+static unsigned long func_size(unsigned long fn)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	char *slash;
+
+	sprint_symbol(sym, fn);
+	slash = strchr(sym, '/');
+	if (!slash || sscanf(slash + 1, "%lx", &size) != 1)
+		return 0;
+	return size;
+}
+
+/*
+ * A kprobe at every instruction of the function at @fn (kprobes refuse
+ * an address inside an instruction), one at a time, with a call of
+ * gtp_test_function() under each.
+ */
+static int nest_command(unsigned long fn)
+{
+	unsigned long size = func_size(fn), off;
+	struct kprobe kp;
+
+	if (!size)
+		return -ENOENT;
+	inject_ran = true;
+	inject_evrace = false;
+	inject_fired = inject_boundaries = 0;
+	for (off = 0; off < size; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = (kprobe_opcode_t *)(fn + off);
+		kp.pre_handler = nest_pre_handler;
+		if (register_kprobe(&kp))
+			continue;
+		inject_boundaries++;
+		inject_off = off;
+		WRITE_ONCE(inject_task, current);
+		gtp_test_function(-4, off);
+		WRITE_ONCE(inject_task, NULL);
+		unregister_kprobe(&kp);
+		cond_resched();
+	}
+	return inject_boundaries ? 0 : -ENOENT;
+}
+
+static int evrace_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	if (READ_ONCE(inject_task) != current || inject_shots <= 0)
+		return 0;
+	inject_shots--;
+	inject_fired++;
+	gtp_test_lines(loop_counter1 + 100, loop_counter2 + 100);
+	return 0;
+}
+
+/* The first "lock cmpxchg" (f0, a REX prefix or not, 0f b1) at @fn. */
+static unsigned long find_lock_cmpxchg(unsigned long fn)
+{
+	u8 code[512];
+	int i;
+
+	if (copy_from_kernel_nofault(code, (void *)fn, sizeof(code)))
+		return 0;
+	for (i = 0; i + 4 <= sizeof(code); i++) {
+		int r = (code[i + 1] & 0xf0) == 0x40;
+
+		if (code[i] == 0xf0 && code[i + 1 + r] == 0x0f &&
+		    code[i + 2 + r] == 0xb1)
+			return fn + i;
+	}
+	return 0;
+}
+
+static int evrace_command(unsigned long fn, int a, int b, int shots)
+{
+	struct kprobe kp = { .pre_handler = evrace_pre_handler };
+	int ret;
+
+	kp.addr = (kprobe_opcode_t *)find_lock_cmpxchg(fn);
+	if (!kp.addr)
+		return -ENOENT;
+	ret = register_kprobe(&kp);
+	if (ret)
+		return ret;
+	inject_ran = inject_evrace = true;
+	inject_fired = 0;
+	gtp_test_lines(a, b);
+	loop_counter1 = a + 1;
+	loop_counter2 = b + 1;
+	inject_shots = shots;
+	WRITE_ONCE(inject_task, current);
+	gtp_test_lines(a + 1, b + 1);
+	WRITE_ONCE(inject_task, NULL);
+	gtp_test_lines(a + 2, b + 2);
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+/* "nest ADDR", "evrace ADDR A B N": -EINVAL if @cmd is neither. */
+static int inject_command(const char *cmd)
+{
+	unsigned long fn;
+	int a, b, n;
+
+	if (sscanf(cmd, "nest %lx", &fn) == 1)
+		return nest_command(fn);
+	if (sscanf(cmd, "evrace %lx %d %d %d", &fn, &a, &b, &n) == 4)
+		return evrace_command(fn, a, b, n);
+	return -EINVAL;
+}
+
+static int inject_show(char *buf, size_t size)
+{
+	if (!inject_ran)
+		return 0;
+	if (inject_evrace)
+		return scnprintf(buf, size, "evrace fired=%u\n", inject_fired);
+	return scnprintf(buf, size, "nest boundaries=%u fired=%u\n",
+			 inject_boundaries, inject_fired);
+}
+
 static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char buf[32];
+	char buf[64];
 	unsigned long n;
 	int ret;
 
@@ -558,6 +711,8 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 		if (ret == -EINVAL)
 			ret = gtp_test_lines_command(buf);
 		if (ret == -EINVAL)
+			ret = inject_command(buf);
+		if (ret == -EINVAL)
 			ret = baseline_command(buf);
 	}
 	mutex_unlock(&gtp_test_lock);
@@ -567,13 +722,14 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 static ssize_t gtp_test_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	char buf[224];
+	char buf[288];
 	int len;
 
 	mutex_lock(&gtp_test_lock);
 	len = scnprintf(buf, sizeof(buf), "calls=%lu cycles=%llu\nmid=0x%lx\n",
 			last_calls, last_cycles, find_mid());
 	len += gtp_test_hist_show(buf + len, sizeof(buf) - len);
+	len += inject_show(buf + len, sizeof(buf) - len);
 	mutex_unlock(&gtp_test_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }

@@ -9,38 +9,55 @@
  * actions do nothing else writes no frame at all (plan.c).
  *
  * Each CPU has its own copy, allocated when the variable is defined and
- * freed at QTinit, so a hit updates its CPU's copy with plain stores: no
- * lock, no atomic, no allocation.  Readers (qGtpAgg) sum the copies while
- * the trace runs; a value read in the middle of an update is off by that
- * one update, which the next read includes.
+ * freed at QTinit: no lock, no allocation at the hit.  Readers (qGtpAgg)
+ * sum the copies while the trace runs; a value read in the middle of an
+ * update is off by that one update, which the next read includes.
  *
- * Nesting on one CPU: kprobe handlers do not nest (the kprobes core
- * counts the inner hit as missed) and ftrace callbacks take a per-CPU
- * busy count (ftrace_probe.c), so on those paths one update never
- * interrupts another.  Only a static tracepoint hit in an NMI that
- * interrupts another hit's update of the same variable can: then one of
- * the two increments may be lost, or a new key's slot taken by the other
- * key with a count of 1 lost.  Every index is bounded by the table, so
- * the worst is one count off, never a stray write.
+ * Nesting on one CPU: hits nest (an irq's kprobe or static hit inside an
+ * ftrace hit, static hits up to four deep, an NMI's inside any: nest.h),
+ * and a nested hit may update the very copy the hit it interrupted is
+ * updating; it runs to its end before that one goes on.  So every field
+ * is a local_t and changes by one instruction no interrupt splits
+ * (local_inc, local_add: an add to memory without a lock prefix on x86),
+ * or by a compare-and-swap that starts again when a nested hit got in
+ * between (min, max, a new key's slot, the key count): no update is
+ * lost, and no lock is taken.
+ *
+ * A new key claims a free slot with a cmpxchg of its count from 0 to
+ * SLOT_BUSY, writes the key, then publishes count 1.  A hit nested in
+ * between sees the slot busy and goes on probing: for the same key it
+ * claims a second slot, which readers merge as they merge the CPUs'
+ * copies (at worst a key takes two of the CPU's GTP_AGG_KEYS).  The
+ * interrupted hit finds its slot as it left it, since a nested one never
+ * writes a busy slot.  Every index is bounded by the table.
  */
 #include "agg.h"
 
 /* Per-CPU copies are cache-line aligned: no two CPUs write one line. */
 #define AGG_ALIGN	64
 
+/* min and max start at the far ends, so that the first value is both */
 struct agg_hist {
-	u64 count;
-	u64 sum;		/* u64: a wrapping sum is defined behaviour */
-	s64 min;
-	s64 max;
-	u64 buckets[GTP_AGG_NR_BUCKETS];
+	local_t count;
+	local_t sum;		/* wraps, as the asm add does */
+	local_t min;
+	local_t max;
+	local_t buckets[GTP_AGG_NR_BUCKETS];
 };
 
+/* A slot of a count table: its key is valid once @count is positive. */
+struct agg_slot {
+	s64 key;
+	local_t count;		/* 0: free; SLOT_BUSY: being claimed */
+};
+
+#define SLOT_BUSY	(-1L)
+
 struct agg_table {
-	u64 n;			/* values added: getv need not walk the slots */
-	u64 overflow;
-	u32 nkeys;
-	struct gtp_agg_entry slots[GTP_AGG_SLOTS];
+	local_t n;		/* values added: getv need not walk the slots */
+	local_t overflow;
+	local_t nkeys;		/* slots claimed, at most GTP_AGG_KEYS */
+	struct agg_slot slots[GTP_AGG_SLOTS];
 };
 
 struct gtp_agg {
@@ -102,6 +119,7 @@ struct gtp_agg *gtp_agg_alloc(enum gtp_agg_kind kind, u32 ncpus)
 		gtp_free(agg);
 		return NULL;
 	}
+	gtp_agg_reset(agg);
 	return agg;
 }
 
@@ -111,12 +129,6 @@ void gtp_agg_free(struct gtp_agg *agg)
 		return;
 	gtp_vfree(agg->cpus);
 	gtp_free(agg);
-}
-
-/* A run starts empty.  Context: no probe runs (QTStart). */
-void gtp_agg_reset(struct gtp_agg *agg)
-{
-	memset(agg->cpus, 0, agg->stride * agg->ncpus);
 }
 
 enum gtp_agg_kind gtp_agg_kind(const struct gtp_agg *agg)
@@ -129,6 +141,20 @@ static void *agg_cpu(const struct gtp_agg *agg, u32 cpu)
 	return agg->cpus + agg->stride * cpu;
 }
 
+/* A run starts empty.  Context: no probe runs (QTStart). */
+void gtp_agg_reset(struct gtp_agg *agg)
+{
+	u32 cpu;
+
+	memset(agg->cpus, 0, agg->stride * agg->ncpus);
+	for (cpu = 0; agg->kind == GTP_AGG_HIST && cpu < agg->ncpus; cpu++) {
+		struct agg_hist *h = agg_cpu(agg, cpu);
+
+		local_set(&h->min, LONG_MAX);
+		local_set(&h->max, LONG_MIN);
+	}
+}
+
 /* summary.py's log2_bucket(): -1 negative, 0 zero, else the bit length. */
 int gtp_agg_bucket(s64 val)
 {
@@ -139,18 +165,27 @@ int gtp_agg_bucket(s64 val)
 	return 64 - __builtin_clzll((u64)val);
 }
 
+/* *@l = min(*@l, @val) (@less) or max: again if a nested hit moved it */
+static void local_extreme(local_t *l, long val, bool less)
+{
+	long old = local_read(l), seen;
+
+	while (less ? val < old : val > old) {
+		seen = local_cmpxchg(l, old, val);
+		if (seen == old)
+			return;
+		old = seen;
+	}
+}
+
+/* The count last: a reader that sees it sees the rest on this CPU. */
 static void hist_add(struct agg_hist *h, s64 val)
 {
-	u64 *b = &h->buckets[gtp_agg_bucket(val) - GTP_AGG_BUCKET_MIN];
-	u64 n = h->count;
-
-	if (!n || val < h->min)
-		WRITE_ONCE(h->min, val);
-	if (!n || val > h->max)
-		WRITE_ONCE(h->max, val);
-	WRITE_ONCE(h->sum, h->sum + (u64)val);
-	WRITE_ONCE(*b, *b + 1);
-	WRITE_ONCE(h->count, n + 1);
+	local_extreme(&h->min, val, true);
+	local_extreme(&h->max, val, false);
+	local_add(val, &h->sum);
+	local_inc(&h->buckets[gtp_agg_bucket(val) - GTP_AGG_BUCKET_MIN]);
+	local_inc(&h->count);
 }
 
 static u32 key_slot(s64 key)
@@ -160,31 +195,55 @@ static u32 key_slot(s64 key)
 	       (GTP_AGG_SLOTS - 1);
 }
 
+/* Take one of the GTP_AGG_KEYS keys a CPU's table may hold. */
+static bool table_take_key(struct agg_table *t)
+{
+	long n = local_read(&t->nkeys), seen;
+
+	while (n < GTP_AGG_KEYS) {
+		seen = local_cmpxchg(&t->nkeys, n, n + 1);
+		if (seen == n)
+			return true;
+		n = seen;
+	}
+	return false;
+}
+
 static void table_add(struct agg_table *t, s64 key)
 {
 	u32 i = key_slot(key), n;
 
-	WRITE_ONCE(t->n, t->n + 1);
+	local_inc(&t->n);
 	for (n = 0; n < GTP_AGG_SLOTS; n++, i = (i + 1) & (GTP_AGG_SLOTS - 1)) {
-		struct gtp_agg_entry *e = &t->slots[i];
+		struct agg_slot *e = &t->slots[i];
+		long c = local_read(&e->count);
 
-		if (e->count) {
+		if (c == SLOT_BUSY)
+			continue;	/* an interrupted hit's new key */
+		if (c) {
 			if (e->key == key) {
-				WRITE_ONCE(e->count, e->count + 1);
+				local_inc(&e->count);
 				return;
 			}
 			continue;
 		}
 		/* a free slot: the key is not in the table */
-		if (t->nkeys >= GTP_AGG_KEYS)
+		if (local_cmpxchg(&e->count, 0, SLOT_BUSY) != 0) {
+			/* a nested hit took it first: look at it again */
+			n--;
+			i = (i - 1) & (GTP_AGG_SLOTS - 1);
+			continue;
+		}
+		if (!table_take_key(t)) {
+			local_set(&e->count, 0);
 			break;
+		}
 		e->key = key;
 		smp_wmb();	/* the key before the count that shows it */
-		WRITE_ONCE(e->count, 1);
-		WRITE_ONCE(t->nkeys, t->nkeys + 1);
+		local_set(&e->count, 1);
 		return;
 	}
-	WRITE_ONCE(t->overflow, t->overflow + 1);
+	local_inc(&t->overflow);
 }
 
 /**
@@ -218,8 +277,8 @@ u64 gtp_agg_total(const struct gtp_agg *agg)
 		const struct agg_hist *h = agg_cpu(agg, cpu);
 		const struct agg_table *t = agg_cpu(agg, cpu);
 
-		n += agg->kind == GTP_AGG_HIST ? READ_ONCE(h->count) :
-						 READ_ONCE(t->n);
+		n += agg->kind == GTP_AGG_HIST ? local_read(&h->count) :
+						 local_read(&t->n);
 	}
 	return n;
 }
@@ -240,8 +299,8 @@ void gtp_agg_hist(const struct gtp_agg *agg, u64 buckets[GTP_AGG_NR_BUCKETS],
 	memset(sum, 0, sizeof(*sum));
 	for (cpu = 0; cpu < agg->ncpus; cpu++) {
 		const struct agg_hist *h = agg_cpu(agg, cpu);
-		u64 n = READ_ONCE(h->count);
-		s64 lo = READ_ONCE(h->min), hi = READ_ONCE(h->max);
+		u64 n = local_read(&h->count);
+		s64 lo = local_read(&h->min), hi = local_read(&h->max);
 
 		if (!n)
 			continue;
@@ -250,9 +309,9 @@ void gtp_agg_hist(const struct gtp_agg *agg, u64 buckets[GTP_AGG_NR_BUCKETS],
 		if (!sum->n || hi > sum->max)
 			sum->max = hi;
 		sum->n += n;
-		total += READ_ONCE(h->sum);
+		total += local_read(&h->sum);
 		for (b = 0; b < GTP_AGG_NR_BUCKETS; b++)
-			buckets[b] += READ_ONCE(h->buckets[b]);
+			buckets[b] += local_read(&h->buckets[b]);
 	}
 	sum->sum = (s64)total;
 }
@@ -325,13 +384,13 @@ int gtp_agg_count_page(const struct gtp_agg *agg, bool after, s64 cursor,
 		const struct agg_table *t = agg_cpu(agg, cpu);
 		u32 kept = 0;
 
-		sum->n += READ_ONCE(t->n);
-		sum->overflow += READ_ONCE(t->overflow);
+		sum->n += local_read(&t->n);
+		sum->overflow += local_read(&t->overflow);
 		for (i = 0; i < GTP_AGG_SLOTS && kept < GTP_AGG_KEYS; i++) {
-			u64 c = READ_ONCE(t->slots[i].count);
+			long c = local_read(&t->slots[i].count);
 
-			if (!c)
-				continue;
+			if (c <= 0)
+				continue;	/* free, or a key being claimed */
 			smp_rmb();	/* pairs with table_add()'s smp_wmb() */
 			all[n].key = READ_ONCE(t->slots[i].key);
 			all[n++].count = c;
@@ -339,7 +398,7 @@ int gtp_agg_count_page(const struct gtp_agg *agg, bool after, s64 cursor,
 		}
 	}
 	sort_by_key(all, n);
-	/* merge the CPUs' counts of one key */
+	/* merge the counts of one key: the CPUs', and a CPU's two slots */
 	for (i = 0; i < n; i++) {
 		if (d && all[d - 1].key == all[i].key)
 			all[d - 1].count += all[i].count;

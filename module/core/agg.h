@@ -36,7 +36,7 @@ enum gtp_agg_kind {
 
 struct gtp_agg_entry {
 	s64 key;
-	u64 count;		/* 0: the slot is free */
+	u64 count;		/* how many values had this key */
 };
 
 /* The merged view a reader gets (gtp_agg_summary()). */

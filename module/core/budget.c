@@ -10,15 +10,57 @@ struct gtp_budget gtp_budget;
 unsigned int gtp_budget_pct = GTP_BUDGET_DEFAULT;
 bool gtp_budget_stop_param;
 
-GTP_DEFINE_PER_CPU(int, gtp_budget_tick);
+GTP_DEFINE_PER_CPU(unsigned int, gtp_budget_tick);
 
+/*
+ * This CPU's window.  @key names it in one word, so that one cmpxchg
+ * claims a new window: the TSC at its start, its low byte replaced by the
+ * run's (gtp_budget.gen's low byte; 256 ticks are nothing to a window of
+ * a second).  Every field changes by one per-CPU instruction (budget.h).
+ */
 struct budget_cpu {
-	u32 gen;		/* the run it counts for (gtp_budget.gen) */
-	u64 start;		/* TSC at the start of this CPU's window */
+	u64 key;		/* start TSC & ~0xff | run & 0xff */
 	u64 spent;		/* estimated probe ticks in it */
-	u32 samples;		/* timed hits in it */
+	u64 samples;		/* timed hits in it */
 };
 static GTP_DEFINE_PER_CPU(struct budget_cpu, budget_cpu);
+
+#define KEY_RUN		0xffull
+
+static __always_inline u64 window_key(const struct gtp_budget *b, u64 now)
+{
+	return (now & ~KEY_RUN) | (b->gen & KEY_RUN);
+}
+
+/*
+ * Signed: a hit that read the TSC before a hit nested in it started a new
+ * window finds that window starting after its @now, and current.
+ */
+static __always_inline bool window_over(const struct gtp_budget *b, u64 key,
+					u64 now)
+{
+	return (key & KEY_RUN) != (b->gen & KEY_RUN) ||
+	       (s64)(now - (key & ~KEY_RUN)) >= (s64)b->window;
+}
+
+/*
+ * Start a new window at @now if the one of @key is over.  The hit whose
+ * cmpxchg of the key succeeds takes away what it read of the old window
+ * before, and no more: a hit nested before its cmpxchg found the same
+ * window over and started the new one itself (this cmpxchg then fails),
+ * and one nested after it found the new window and added to it, which
+ * the subtraction leaves.
+ */
+static void window_start(const struct gtp_budget *b, u64 key, u64 now)
+{
+	u64 spent = gtp_this_cpu_read(budget_cpu.spent);
+	u64 samples = gtp_this_cpu_read(budget_cpu.samples);
+
+	if (gtp_this_cpu_cmpxchg(budget_cpu.key, key, window_key(b, now)) != key)
+		return;
+	gtp_this_cpu_sub(budget_cpu.spent, spent);
+	gtp_this_cpu_sub(budget_cpu.samples, samples);
+}
 
 /* The session's setting (QTDV), -1: the module parameter's. */
 static int session_pct = -1, session_stop = -1;
@@ -79,20 +121,17 @@ static noinline void trip(struct gtp_tp *tp, u64 spent)
 
 void gtp_budget_account(struct gtp_tp *tp, u64 t0)
 {
-	struct budget_cpu *c = gtp_this_cpu_ptr(&budget_cpu);
 	const struct gtp_budget *b = &gtp_budget;
 	u64 now = gtp_tsc();
 	u64 cost = (now - t0) << GTP_BUDGET_SHIFT;
+	u64 key, spent, samples;
 
 	atomic_long_add(cost, &tp->cost);
 	if (!b->limit)
 		return;
-	if (c->gen != b->gen || now - c->start >= b->window) {
-		c->gen = b->gen;
-		c->start = now;
-		c->spent = 0;
-		c->samples = 0;
-	}
+	key = gtp_this_cpu_read(budget_cpu.key);
+	if (window_over(b, key, now))
+		window_start(b, key, now);
 	/*
 	 * One timed hit stands for GTP_BUDGET_EVERY: an interrupt, or a
 	 * hypervisor taking the CPU away, inside one would count that many
@@ -101,11 +140,12 @@ void gtp_budget_account(struct gtp_tp *tp, u64 t0)
 	 * GTP_BUDGET_MIN_SAMPLES or more in one window, never on a few
 	 * slow hits of a tracepoint that is barely hit.
 	 */
-	c->spent += min(cost, (b->window >> 11) << GTP_BUDGET_SHIFT);
-	c->samples++;
-	if (unlikely(c->spent > b->limit) &&
-	    c->samples >= GTP_BUDGET_MIN_SAMPLES && READ_ONCE(tp->enabled))
-		trip(tp, c->spent);
+	spent = gtp_this_cpu_add_return(budget_cpu.spent,
+					min(cost, (b->window >> 11) << GTP_BUDGET_SHIFT));
+	samples = gtp_this_cpu_inc_return(budget_cpu.samples);
+	if (unlikely(spent > b->limit) &&
+	    samples >= GTP_BUDGET_MIN_SAMPLES && READ_ONCE(tp->enabled))
+		trip(tp, spent);
 }
 
 /*

@@ -26,10 +26,14 @@
  * static tracepoint's probe or entry, a direct trampoline, a kprobe's
  * pre-handler): only its true hits come this way.
  *
- * The window state is per CPU and updated without atomics: probe
- * handlers on one CPU never nest (kprobe.c, ftrace_probe.c and the static
- * probes each count a nested hit as missed), so only one hit at a time
- * updates it.
+ * The window state is per CPU, and hits nest on a CPU: an irq's kprobe or
+ * static hit inside an ftrace hit, static hits up to GTP_STATIC_NEST_MAX
+ * deep (nest.h), an NMI's inside any.  A nested hit runs to its end
+ * before the one it interrupted goes on, so every update is one per-CPU
+ * read-modify-write instruction (compat.h's this_cpu ops) that no
+ * interrupt can split: the count down, each window's time and samples,
+ * and the claim of a new window (a cmpxchg of its key, budget.c).  No
+ * lock, no lost count.
  */
 #ifndef GTP_BUDGET_H
 #define GTP_BUDGET_H
@@ -65,19 +69,21 @@ extern struct gtp_budget gtp_budget;
 extern unsigned int gtp_budget_pct;	/* the module parameter cpu_budget */
 extern bool gtp_budget_stop_param;	/* the module parameter budget_stop */
 
-GTP_DECLARE_PER_CPU(int, gtp_budget_tick);	/* hits to the next timed one */
+GTP_DECLARE_PER_CPU(unsigned int, gtp_budget_tick);	/* hits on this CPU */
 
 /*
  * Probe context: the TSC at the start of a hit to time, or 0.  A per-CPU
- * count down: an untimed hit pays a decrement, a load and a branch, and
- * its caller a store of 0 to env->t0.
+ * count of hits, one xadd: the hit that takes it to 1 modulo
+ * GTP_BUDGET_EVERY (the first, then every GTP_BUDGET_EVERY-th) is timed.
+ * Nothing is written back, so a hit nested between the add and the test
+ * cannot make two timed hits of one, nor none.  An untimed hit pays the
+ * add, a mask and a branch, and its caller a store of 0 to env->t0.
  */
 static __always_inline u64 gtp_budget_sample(void)
 {
-	gtp_this_cpu_dec(gtp_budget_tick);
-	if (likely(gtp_this_cpu_read(gtp_budget_tick) > 0))
+	if (likely((gtp_this_cpu_inc_return(gtp_budget_tick) &
+		    (GTP_BUDGET_EVERY - 1)) != 1))
 		return 0;
-	gtp_this_cpu_write(gtp_budget_tick, GTP_BUDGET_EVERY);
 	return gtp_tsc() | 1;
 }
 

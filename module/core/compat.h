@@ -46,13 +46,21 @@
 #define gtp_cpu_id()		raw_smp_processor_id()
 #define gtp_nr_cpus()		nr_cpu_ids
 #define gtp_sync_writers()	synchronize_rcu()
-/* budget.h: per-CPU counters a probe updates (preemption is off there) */
+/*
+ * budget.h: per-CPU counters a probe updates (preemption is off there).
+ * Hits nest on a CPU (an irq's or an NMI's hit inside another), so every
+ * read-modify-write is this_cpu_*(), not __this_cpu_*(): safe against an
+ * interrupt on the same CPU, one %gs-relative instruction on x86 (xadd,
+ * add, cmpxchg without a lock prefix), so an NMI cannot split it either.
+ */
 #include <linux/percpu.h>
 #define GTP_DEFINE_PER_CPU(t, n)	DEFINE_PER_CPU(t, n)
 #define GTP_DECLARE_PER_CPU(t, n)	DECLARE_PER_CPU(t, n)
-#define gtp_this_cpu_dec(v)		__this_cpu_dec(v)
-#define gtp_this_cpu_read(v)		__this_cpu_read(v)
-#define gtp_this_cpu_write(v, x)	__this_cpu_write(v, x)
+#define gtp_this_cpu_read(v)		this_cpu_read(v)
+#define gtp_this_cpu_inc_return(v)	this_cpu_inc_return(v)
+#define gtp_this_cpu_add_return(v, x)	this_cpu_add_return(v, x)
+#define gtp_this_cpu_sub(v, x)		this_cpu_sub(v, x)
+#define gtp_this_cpu_cmpxchg(v, o, n)	this_cpu_cmpxchg(v, o, n)
 #define gtp_this_cpu_ptr(p)		this_cpu_ptr(p)
 /* a probe-path local the kernel's INIT_STACK_ALL_ZERO must not memset */
 #define __gtp_noinit		__attribute__((__uninitialized__))
@@ -363,11 +371,23 @@ static inline void atomic_long_add(long i, atomic_long_t *v)
 #define gtp_cpu_id()		0u
 #define gtp_nr_cpus()		1u
 #define gtp_sync_writers()	smp_mb()
+/*
+ * One "CPU": the thread.  Its interrupts are signal handlers, which the
+ * unit tests use to nest an update inside another
+ * (tests/unit/test_nest_counts.c): the builtins are one instruction
+ * each on x86, or a loop no handler can split, as this_cpu_*() are.
+ */
 #define GTP_DEFINE_PER_CPU(t, n)	t n
 #define GTP_DECLARE_PER_CPU(t, n)	extern t n
-#define gtp_this_cpu_dec(v)		((v)--)
-#define gtp_this_cpu_read(v)		(v)
-#define gtp_this_cpu_write(v, x)	((v) = (x))
+#define gtp_this_cpu_read(v)		READ_ONCE(v)
+#define gtp_this_cpu_inc_return(v)	__atomic_add_fetch(&(v), 1, __ATOMIC_RELAXED)
+#define gtp_this_cpu_add_return(v, x)	__atomic_add_fetch(&(v), (x), __ATOMIC_RELAXED)
+#define gtp_this_cpu_sub(v, x)		__atomic_fetch_sub(&(v), (x), __ATOMIC_RELAXED)
+#define gtp_this_cpu_cmpxchg(v, o, n)	({				\
+	__typeof__(v) __o = (o);					\
+	__atomic_compare_exchange_n(&(v), &__o, (n), 0,			\
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);	\
+	__o; })
 #define gtp_this_cpu_ptr(p)		(p)
 #define __gtp_noinit		__attribute__((__uninitialized__))
 
