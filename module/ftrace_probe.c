@@ -846,20 +846,24 @@ static void ftrace_disarm(void)
 }
 
 /*
- * Has every tracepoint that @fp's probe also carries tripped?  Those on
- * its ip in its ops (the same flavour), or on its trampoline.
+ * Does @o's tracepoint ride the same probe as @fp's?  On its ip in its
+ * ops (the same flavour), or on its trampoline.
  */
+static bool same_probe(const struct gtp_fprobe *o, const struct gtp_fprobe *fp)
+{
+	return o->a.be == fp->a.be && o->ip == fp->ip &&
+	       (fp->direct ? o->direct == fp->direct : o->lite == fp->lite);
+}
+
+/* Has every tracepoint that @fp's probe also carries tripped? */
 static bool probe_all_tripped(const struct gtp_fprobe *fp)
 {
 	const struct gtp_fprobe *o;
 
-	for (o = gtp_fp_attached; o; o = o->next) {
-		if (o->a.be != fp->a.be || o->ip != fp->ip ||
-		    (fp->direct ? o->direct != fp->direct : o->lite != fp->lite))
-			continue;
-		if (READ_ONCE(o->a.tp->tripped) == GTP_TRIP_NONE)
+	for (o = gtp_fp_attached; o; o = o->next)
+		if (same_probe(o, fp) &&
+		    READ_ONCE(o->a.tp->tripped) == GTP_TRIP_NONE)
 			return false;
-	}
 	return true;
 }
 
@@ -868,9 +872,7 @@ static void mark_retired(const struct gtp_fprobe *fp)
 	struct gtp_fprobe *o;
 
 	for (o = gtp_fp_attached; o; o = o->next)
-		if (o->a.be == fp->a.be && o->ip == fp->ip &&
-		    (fp->direct ? o->direct == fp->direct :
-				  o->lite == fp->lite))
+		if (same_probe(o, fp))
 			o->retired = true;
 }
 
