@@ -42,6 +42,7 @@
 #include "ksym.h"
 #include "tracepoint.h"
 #include "packets.h"
+#include "ftrace_unreg.h"
 
 #define EV_SLOT_BITS	9
 #define EV_SLOTS	(1u << EV_SLOT_BITS)
@@ -260,7 +261,7 @@ void gtp_entry_regs_disarm(void)
 	if (!ev_ops)
 		return;
 	if (ev_funcs) {
-		ret = unregister_ftrace_function(ev_ops);
+		ret = gtp_unregister_ftrace(ev_ops);
 		if (ret) {
 			pr_warn("ftrace refused to detach the entry-value recorder (error %d): it is kept, and gtptrace stays loaded until reboot\n",
 				ret);

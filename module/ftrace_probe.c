@@ -104,6 +104,7 @@
 #include "hit.h"
 #include "ax_any.h"
 #include "tsv.h"
+#include "ftrace_unreg.h"
 
 static bool entry_ftrace = true;
 module_param(entry_ftrace, bool, 0644);
@@ -773,7 +774,7 @@ static void fp_ops_destroy(struct gtp_fp_ops *fo)
 	int ret = 0;
 
 	if (fo->registered)
-		ret = unregister_ftrace_function(&fo->ops);
+		ret = gtp_unregister_ftrace(&fo->ops);
 	if (ret) {
 		pr_warn("ftrace refused to detach the ftrace_ops of %u locations, the first tracepoint %u at 0x%lx (error %d): it is kept, and gtptrace stays loaded until reboot\n",
 			fo->nlocs, fo->first->tp->num, fo->first->ip, ret);
@@ -894,7 +895,7 @@ static bool ftrace_retire(struct gtp_attachment *a)
 	if (!fo || fp->leaked || !fo->registered || !probe_all_tripped(fp))
 		return false;
 	if (fo->nlive == 1)
-		ret = unregister_ftrace_function(&fo->ops);
+		ret = gtp_unregister_ftrace(&fo->ops);
 	else
 		ret = ftrace_set_filter_ip(&fo->ops, fp->ip, 1, 0);
 	if (ret) {
