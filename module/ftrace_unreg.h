@@ -9,5 +9,9 @@
 struct ftrace_ops;
 
 int gtp_unregister_ftrace(struct ftrace_ops *ops);
+void gtp_ftrace_pin(void);
+void gtp_ftrace_leak(struct ftrace_ops *ops,
+		     void (*release)(struct ftrace_ops *ops));
+void gtp_ftrace_leaks_exit(void);
 
 #endif /* GTP_FTRACE_UNREG_H */
