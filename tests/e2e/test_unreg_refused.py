@@ -14,14 +14,17 @@ At the end (passed or not) "rmmod -f" unloads the pinned gtp, whose exit tries t
 ops again (ftrace takes it back now), and the module is loaded again for
 the tests that follow.
 
-Python, not cases: each must reload gtp whatever happens.
+Python, not cases: the second test computes which functions to trace from
+this kernel's ftrace locations, and both must reload gtp whatever happens.
 """
+import os
 import re
 
 from gtplib import (GDB_HEAD, GTP_INSMOD, dmesg, expect, expect_not,
                     frames_collected, gdb, ksym, param, reset_target, session,
                     sh, TEST_KO)
 
+FILTER = "/sys/kernel/tracing/available_filter_functions"
 KEPT = "gtptrace stays loaded until reboot"
 
 
@@ -100,6 +103,130 @@ tstop
 tstatus
 """)
         assert frames_collected(out)[-1] == 7, out
+        check_pinned(mark)
+    finally:
+        reload_gtp(mark)
+
+
+def ftrace_locations():
+    """[(location, name, module)] of the functions ftrace takes, the names
+    unique in kallsyms.  The locations: available_filter_functions_addrs
+    where the kernel has it (6.5 on; on IBT kernels a location is past
+    the function's endbr64), else kallsyms (6.1: no IBT)."""
+    names, addrs = {}, {}
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            p = line.split()
+            if p[1] not in "tT":
+                continue
+            mod = p[3][1:-1] if len(p) > 3 else None
+            key = (p[2], mod)
+            names[key] = names.get(key, 0) + 1
+            addrs[key] = int(p[0], 16)
+    out = []
+    if os.path.exists(FILTER + "_addrs"):
+        with open(FILTER + "_addrs") as f:
+            for line in f:
+                p = line.split()
+                mod = p[2][1:-1] if len(p) > 2 else None
+                out.append((int(p[0], 16), p[1], mod))
+    else:
+        with open(FILTER) as f:
+            for line in f:
+                p = line.split()
+                mod = p[1][1:-1] if len(p) > 1 else None
+                if (p[0], mod) in addrs:
+                    out.append((addrs[(p[0], mod)], p[0], mod))
+    return [(loc, n, m) for loc, n, m in out if names.get((n, m)) == 1]
+
+
+def spill_layout():
+    """Functions whose table (module/ftrace_probe.c, fp_ops_build()) puts
+    a gtp_test spill function in a spill slot: with nlocs locations the
+    table has size = roundup_pow_of_two(nlocs) * 8 slots, an ip's slot is
+    (ip >> 4) & (size - 1), and linear probing in ip order runs past the
+    last slot into nlocs spill slots instead of wrapping.  So a spill
+    function H whose slot is i goes to slot `size` when size - i vmlinux
+    functions (lower ips: added first) have slot i too; any other
+    locations get slots far below i.  Return ([(loc, name)] to trace, H)."""
+    locs = ftrace_locations()
+    spill = sorted((loc, n) for loc, n, m in locs
+                   if m == "gtp_test" and n.startswith("gtp_test_spill_"))
+    assert len(spill) == 32, spill
+    vm = [(loc, n) for loc, n, m in locs if m is None]
+    for size in (16, 32, 64, 128, 256):
+        lo, hi = size // 16 + 1, size // 8   # nlocs giving this size
+        for h, hname in spill:
+            i = (h >> 4) & (size - 1)
+            fill = size - i
+            nlocs = max(fill + 1, lo)
+            if nlocs > hi or i < nlocs + 1:
+                continue
+            same = [f for f in vm if (f[0] >> 4) & (size - 1) == i]
+            others, used = [], set()
+            for f in vm:
+                home = (f[0] >> 4) & (size - 1)
+                if len(others) == nlocs - fill - 1:
+                    break
+                if home < i - nlocs and home not in used:
+                    used.add(home)
+                    others.append(f)
+            chosen = same[:fill] + others + [(h, hname)]
+            if len(chosen) != nlocs or any(f[0] >= h for f in chosen[:-1]):
+                continue
+            return chosen, (h, hname), size
+    raise AssertionError("no gtp_test spill function fits a table's end")
+
+
+def slots(chosen, size):
+    """{ip: slot} as fp_slot_add() fills the table, in ip order."""
+    taken, at = set(), {}
+    for loc, _ in sorted(chosen):
+        s = (loc >> 4) & (size - 1)
+        while s in taken:
+            s += 1
+        taken.add(s)
+        at[loc] = s
+    return at
+
+
+def test_shared_ops_kept_with_spill_slots_after_refused_unregister():
+    """The shared ftrace_ops refused at tstop, with a probe in a spill
+    slot past the table's hashed slots: that probe stays allocated and
+    disabled as the others do (before the fix only slots 0..size-1 were
+    kept, and the spill slots' probes freed while the ops could still
+    reach them).  Then its function is hit thousands of times, and a next
+    session must see exactly its own frames."""
+    chosen, (h, hname), size = spill_layout()
+    mark = log_mark("shared ops refused")
+    body = "".join("trace *0x%x if $rdi == 0x5eed\n" % loc
+                   for loc, _ in chosen)
+    param("entry_direct", "0")      # every one on the shared ops
+    try:
+        param("test_refuse_ftrace_unregister", "1")
+        out = session(GDB_HEAD, body + """tstart
+shell cat /sys/module/gtptrace/parameters/attached
+shell echo spill 10 > /proc/gtp_test
+tstop
+shell echo spill 2000 > /proc/gtp_test
+""")
+        # by construction H is in slot `size`: prove the layout took
+        kinds = re.findall(r"^\d+ 0x[0-9a-f]+ (\S+)$", out, re.M)
+        assert kinds == ["ftrace"] * len(chosen), (kinds, out)
+        assert slots(chosen, size)[h] >= size, (chosen, size)
+        log = log_since(mark)
+        expect(log, r"ftrace refused to detach the ftrace_ops of %d "
+               r"locations.*\(error -19\)" % len(chosen))
+        # the next session: a new ops, new probes; the kept one's
+        # functions hit again while it runs
+        out = session(GDB_HEAD, """trace gtp_test_function
+tstart
+shell echo 5 > /proc/gtp_test
+shell echo spill 2000 > /proc/gtp_test
+tstop
+tstatus
+""")
+        assert frames_collected(out)[-1] == 5, out
         check_pinned(mark)
     finally:
         reload_gtp(mark)
