@@ -34,6 +34,7 @@
 #include "trace.h"
 #include "static_tp.h"
 #include "ksym.h"
+#include "ftrace_unreg.h"
 
 /* The order a location tries them in: cheapest carrier first. */
 static const struct gtp_backend *const gtp_backends[] = {
@@ -403,10 +404,15 @@ int gtp_attach_init(void)
 	return ret;
 }
 
-/* Module exit: detach before the handlers' code and data go away. */
+/*
+ * Module exit: detach before the handlers' code and data go away; an
+ * ftrace_ops the kernel refused to let go gets one more try (only
+ * "rmmod -f" unloads gtptrace with one: ftrace_unreg.c).
+ */
 void gtp_attach_exit(void)
 {
 	gtp_attach_disarm();
+	gtp_ftrace_leaks_exit();
 	gtp_kprobe_exit();
 	gtp_fprobe_exit();
 }

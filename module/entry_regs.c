@@ -54,6 +54,13 @@
  *
  * Entries ftrace itself does not deliver (its recursion guard) are not
  * seen at all, and not covered by this.
+ *
+ * The callback finds the table through its ops (ops.private), never
+ * through ev_table, which only the readers use: if ftrace refuses to
+ * unregister the ops at the disarm, the ops stays registered with its
+ * table, ops.private is cleared so that the callback does nothing, and
+ * both are handed to ftrace_unreg.c (freed only if a forced unload gets
+ * them back); the next QTStart allocates a new recorder.
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -69,6 +76,7 @@
 #include "ksym.h"
 #include "tracepoint.h"
 #include "packets.h"
+#include "ftrace_unreg.h"
 
 #define EV_SLOT_BITS	9
 #define EV_SLOTS	(1u << EV_SLOT_BITS)
@@ -90,8 +98,14 @@ struct ev_slot {
 	struct ev_call call[EV_DEPTH];
 };
 
-static struct ev_slot *ev_table;
-static struct ftrace_ops *ev_ops;
+/* The ops and its table: what the callback may reach while registered. */
+struct ev_recorder {
+	struct ftrace_ops ops;		/* .private: table, NULL once kept */
+	struct ev_slot *table;
+};
+
+static struct ev_slot *ev_table;	/* the readers': NULL when disarmed */
+static struct ev_recorder *ev_rec;
 static unsigned int ev_funcs;
 
 /* rdx rcx rsi rdi r8 r9 (DWARF 1 2 4 5 8 9) as regs[0..5]; -1: not kept */
@@ -109,9 +123,10 @@ static __always_inline bool same_stack(unsigned long a, unsigned long b)
 	return !((a ^ b) & ~(THREAD_SIZE - 1));
 }
 
-static __always_inline struct ev_slot *ev_slot_of(const void *task)
+static __always_inline struct ev_slot *ev_slot_of(struct ev_slot *table,
+						   const void *task)
 {
-	return &ev_table[hash_ptr((void *)task, EV_SLOT_BITS)];
+	return &table[hash_ptr((void *)task, EV_SLOT_BITS)];
 }
 
 static void notrace ev_record(struct ev_slot *s, unsigned long func,
@@ -155,13 +170,16 @@ static void notrace ev_entry_cb(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
-	struct ev_slot *s;
+	struct ev_slot *table = READ_ONCE(op->private), *s;
 	unsigned int seq;
 
 	int tries;
 
+	/* kept registered after ftrace refused to let it go: nothing to do */
+	if (unlikely(!table))
+		return;
 	preempt_disable_notrace();
-	s = ev_slot_of(current);
+	s = ev_slot_of(table, current);
 	seq = READ_ONCE(s->seq);
 	for (tries = 0; !(seq & 1) && tries < EV_CLAIM_TRIES; tries++) {
 		unsigned int old = cmpxchg(&s->seq, seq, seq + 1);
@@ -185,12 +203,12 @@ int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 {
 	unsigned long r = regs->sp, v = 0, best = 0;
 	int idx = ev_index(dwreg), i;
-	struct ev_slot *s;
+	struct ev_slot *table = READ_ONCE(ev_table), *s;
 	unsigned int seq;
 
-	if (!tp->entry_key || idx < 0 || !READ_ONCE(ev_table))
+	if (!tp->entry_key || idx < 0 || !table)
 		return -ENOENT;
-	s = ev_slot_of(current);
+	s = ev_slot_of(table, current);
 	seq = smp_load_acquire(&s->seq);
 	if ((seq & 1) || READ_ONCE(s->task) != current ||
 	    atomic_read(&s->lost) != READ_ONCE(s->lost_seen))
@@ -215,21 +233,35 @@ int gtp_entry_reg(const struct gtp_tp *tp, const struct pt_regs *regs,
 	return 0;
 }
 
+static void ev_rec_free(struct ev_recorder *rec)
+{
+	if (!rec)
+		return;
+	vfree(rec->table);
+	kfree(rec);
+}
+
+/* A recorder ftrace_unreg.c got back after all (a forced unload). */
+static void ev_release(struct ftrace_ops *ops)
+{
+	ftrace_free_filter(ops);
+	ev_rec_free(container_of(ops, struct ev_recorder, ops));
+}
+
 static void ev_free(void)
 {
-	kfree(ev_ops);
-	ev_ops = NULL;
-	vfree(ev_table);
+	ev_rec_free(ev_rec);
+	ev_rec = NULL;
 	ev_table = NULL;
 	ev_funcs = 0;
 }
 
-/* The ftrace location of the function containing @tp, in ev_ops's filter. */
+/* The ftrace location of @tp's function, in the recorder's filter. */
 static unsigned long ev_add_func(struct gtp_tp *tp)
 {
 	unsigned long func = gtp_ksym_func_start(tp->addr);
 
-	return func ? gtp_ftrace_filter_location(ev_ops, func) : 0;
+	return func ? gtp_ftrace_filter_location(&ev_rec->ops, func) : 0;
 }
 
 /**
@@ -255,14 +287,17 @@ int gtp_entry_regs_arm(struct gtp_conn *gc)
 			break;
 	if (!tp)
 		return 0;
-	ev_table = vzalloc(array_size(EV_SLOTS, sizeof(*ev_table)));
-	ev_ops = kzalloc(sizeof(*ev_ops), GFP_KERNEL);
-	if (!ev_table || !ev_ops) {
+	ev_rec = kzalloc(sizeof(*ev_rec), GFP_KERNEL);
+	if (ev_rec)
+		ev_rec->table = vzalloc(array_size(EV_SLOTS, sizeof(*ev_table)));
+	if (!ev_rec || !ev_rec->table) {
 		ev_free();
 		gtp_console(gc, "gtp: out of memory for the entry-value table\n");
 		return -ENOMEM;
 	}
-	ev_ops->func = ev_entry_cb;
+	ev_table = ev_rec->table;
+	ev_rec->ops.func = ev_entry_cb;
+	ev_rec->ops.private = ev_rec->table;
 	for (; tp; tp = tp->next) {
 		if (!tp->reads_entry || tp->is_static)
 			continue;
@@ -277,13 +312,13 @@ int gtp_entry_regs_arm(struct gtp_conn *gc)
 		ev_free();
 		return 0;
 	}
-	ret = register_ftrace_function(ev_ops);
+	ret = register_ftrace_function(&ev_rec->ops);
 	if (ret) {
 		gtp_console(gc, "gtp: ftrace refused the entry-value recorder (error %d): entry values will be unavailable\n",
 			    ret);
 		for (tp = gtp_tps; tp; tp = tp->next)
 			tp->entry_key = 0;
-		ftrace_free_filter(ev_ops);
+		ftrace_free_filter(&ev_rec->ops);
 		ev_free();
 	}
 	return 0;
@@ -292,8 +327,9 @@ int gtp_entry_regs_arm(struct gtp_conn *gc)
 /*
  * After every location is detached (nothing reads the table any more);
  * unregistering waits until no CPU runs the callback.  If ftrace refuses
- * (it shut itself down), the ops and the table it may still write stay,
- * and so does gtptrace, as gtp_fprobe_detach() explains.
+ * (it shut itself down), the ops may still be called: it keeps its table,
+ * its callback is told to do nothing (ops.private), and ftrace_unreg.c
+ * keeps both and gtptrace loaded.
  */
 void gtp_entry_regs_disarm(void)
 {
@@ -303,20 +339,21 @@ void gtp_entry_regs_disarm(void)
 	lockdep_assert_held(&gtp_mutex);
 	for (tp = gtp_tps; tp; tp = tp->next)
 		tp->entry_key = 0;
-	if (!ev_ops)
+	if (!ev_rec)
 		return;
+	ev_table = NULL;
 	if (ev_funcs) {
-		ret = unregister_ftrace_function(ev_ops);
+		ret = gtp_unregister_ftrace(&ev_rec->ops);
 		if (ret) {
-			pr_warn("ftrace refused to detach the entry-value recorder (error %d): it is kept, and gtptrace stays loaded until reboot\n",
+			pr_warn("ftrace refused to detach the entry-value recorder (error %d): it is kept, doing nothing\n",
 				ret);
-			__module_get(THIS_MODULE);
-			ev_ops = NULL;
-			ev_table = NULL;
+			WRITE_ONCE(ev_rec->ops.private, NULL);
+			gtp_ftrace_leak(&ev_rec->ops, ev_release);
+			ev_rec = NULL;
 			ev_funcs = 0;
 			return;
 		}
 	}
-	ftrace_free_filter(ev_ops);
+	ftrace_free_filter(&ev_rec->ops);
 	ev_free();
 }

@@ -83,7 +83,8 @@
  * data (ours, allocated) waits for every CPU to leave the callback and the
  * ops' trampoline (synchronize_rcu_tasks*), so the ops, its table, the
  * tracepoints and this module's code can go afterwards.  If ftrace
- * refuses (it shut itself down), nothing is freed: gtp_fprobe_disarm().
+ * refuses (it shut itself down), nothing it can reach is freed:
+ * fp_ops_destroy().
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -104,6 +105,7 @@
 #include "hit.h"
 #include "ax_any.h"
 #include "tsv.h"
+#include "ftrace_unreg.h"
 
 static bool entry_ftrace = true;
 module_param(entry_ftrace, bool, 0644);
@@ -751,39 +753,56 @@ static int ftrace_arm(struct gtp_conn *gc)
 	return 0;
 }
 
+/* Every entry of @fo's table: its slots, then one spill slot per location. */
+static unsigned long fp_table_entries(const struct gtp_fp_ops *fo)
+{
+	return fo->slot_mask / sizeof(*fo->slots) + 1 + fo->nlocs;
+}
+
+/* An ops ftrace_unreg.c got back after all (a forced unload): free it all. */
+static void fp_ops_release(struct ftrace_ops *ops)
+{
+	struct gtp_fp_ops *fo = container_of(ops, struct gtp_fp_ops, ops);
+	struct gtp_fprobe *fp, *same;
+	unsigned long i;
+
+	for (i = 0; i < fp_table_entries(fo); i++)
+		for (fp = fo->slots[i].fp; fp; fp = same) {
+			same = fp->same;
+			kfree(fp);
+		}
+	ftrace_free_filter(&fo->ops);
+	kvfree(fo);
+}
+
 /*
  * Unregister the ops (waits until no CPU runs the callback any more).
  *
- * unregister_ftrace_function() fails only when ftrace has shut itself
- * down after an internal error (ftrace_kill(): "ftrace failed to modify"
- * in the log).  The ops may then still be patched into call sites, and
- * nothing waited for the CPUs in its callback: freeing it could free
- * what a CPU is about to run, and a call site may still reach the ops'
- * trampoline, which calls our callback.  So the ops, its table and its
- * probes are left allocated (a leak), its callback does nothing further
- * (each fp->tp becomes a disabled tracepoint of its own), and gtptrace
- * takes a reference on itself that it never drops: it can no longer be
- * unloaded (until reboot), rather than free code ftrace may still call.
- * The log says so.  (At gtptrace's own unload the reference comes too
- * late: the warning is all that is left to give.)
+ * If ftrace refuses (it shut itself down: ftrace_unreg.c), the ops may
+ * still be patched into call sites, and nothing waited for the CPUs in
+ * its callback.  So the ops, its table and every probe the table holds
+ * stay allocated: those in the spill slots past the hashed ones too,
+ * where linear probing put them.  Each probe's tp becomes a disabled
+ * tracepoint of its own, so the callback does nothing further;
+ * ftrace_unreg.c keeps the ops and gtptrace loaded.
  */
 static void fp_ops_destroy(struct gtp_fp_ops *fo)
 {
 	struct gtp_fprobe *fp;
-	unsigned long off;
+	unsigned long i;
 	int ret = 0;
 
 	if (fo->registered)
-		ret = unregister_ftrace_function(&fo->ops);
+		ret = gtp_unregister_ftrace(&fo->ops);
 	if (ret) {
-		pr_warn("ftrace refused to detach the ftrace_ops of %u locations, the first tracepoint %u at 0x%lx (error %d): it is kept, and gtptrace stays loaded until reboot\n",
+		pr_warn("ftrace refused to detach the ftrace_ops of %u locations, the first tracepoint %u at 0x%lx (error %d): it is kept, doing nothing\n",
 			fo->nlocs, fo->first->tp->num, fo->first->ip, ret);
-		for (off = 0; off <= fo->slot_mask; off += sizeof(*fo->slots))
-			for (fp = fp_slot(fo, off)->fp; fp; fp = fp->same) {
+		for (i = 0; i < fp_table_entries(fo); i++)
+			for (fp = fo->slots[i].fp; fp; fp = fp->same) {
 				WRITE_ONCE(fp->tp, &gtp_fprobe_dead_tp);
 				fp->leaked = true;
 			}
-		__module_get(THIS_MODULE);
+		gtp_ftrace_leak(&fo->ops, fp_ops_release);
 		return;
 	}
 	ftrace_free_filter(&fo->ops);
@@ -827,7 +846,7 @@ static void direct_disarm(void)
 			WRITE_ONCE(o->tp, &gtp_fprobe_dead_tp);
 			o->leaked = true;
 		}
-		__module_get(THIS_MODULE);
+		gtp_ftrace_pin();
 	}
 	fp_release(&gtp_direct_backend);
 }
@@ -897,7 +916,7 @@ static bool ftrace_retire(struct gtp_attachment *a)
 	if (!fo || fp->leaked || !fo->registered || !probe_all_tripped(fp))
 		return false;
 	if (fo->nlive == 1)
-		ret = unregister_ftrace_function(&fo->ops);
+		ret = gtp_unregister_ftrace(&fo->ops);
 	else
 		ret = ftrace_set_filter_ip(&fo->ops, fp->ip, 1, 0);
 	if (ret) {

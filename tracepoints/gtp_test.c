@@ -71,6 +71,10 @@
  * cmpxchg.  Reading prints "nest boundaries=N fired=N" or "evrace
  * fired=N" for the last of them.
  *
+ * "echo spill N > /proc/gtp_test" calls each of 32 small functions N times
+ * (gtp_test_spill_command()): functions at many different low address
+ * bits, for tests that need an ip at a given place in a table of ips.
+ *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
  * mirror the loop's state, for conditions on globals).
@@ -431,6 +435,59 @@ static void gtp_test_loop(unsigned long n)
 }
 
 /*
+ * "spill N": call each of GTP_TEST_SPILL small functions N times.  They
+ * lie one after the other in the text, so their ftrace locations take
+ * many different low address bits, and a test can pick ones that land
+ * where it needs them in gtptrace's table of traced ips (the spill slots
+ * past its end: tests/e2e/test_unreg_refused.py).  Each stores its own
+ * number, so no two are the same code.
+ */
+#define GTP_TEST_SPILL	32
+
+static int gtp_test_spill_last;
+
+#define SPILL_FN(n)							\
+static noinline void gtp_test_spill_##n(void)				\
+{									\
+	WRITE_ONCE(gtp_test_spill_last, n);				\
+}
+
+SPILL_FN(0) SPILL_FN(1) SPILL_FN(2) SPILL_FN(3) SPILL_FN(4) SPILL_FN(5)
+SPILL_FN(6) SPILL_FN(7) SPILL_FN(8) SPILL_FN(9) SPILL_FN(10) SPILL_FN(11)
+SPILL_FN(12) SPILL_FN(13) SPILL_FN(14) SPILL_FN(15) SPILL_FN(16)
+SPILL_FN(17) SPILL_FN(18) SPILL_FN(19) SPILL_FN(20) SPILL_FN(21)
+SPILL_FN(22) SPILL_FN(23) SPILL_FN(24) SPILL_FN(25) SPILL_FN(26)
+SPILL_FN(27) SPILL_FN(28) SPILL_FN(29) SPILL_FN(30) SPILL_FN(31)
+
+static void (*const gtp_test_spill_fns[GTP_TEST_SPILL])(void) = {
+	gtp_test_spill_0, gtp_test_spill_1, gtp_test_spill_2,
+	gtp_test_spill_3, gtp_test_spill_4, gtp_test_spill_5,
+	gtp_test_spill_6, gtp_test_spill_7, gtp_test_spill_8,
+	gtp_test_spill_9, gtp_test_spill_10, gtp_test_spill_11,
+	gtp_test_spill_12, gtp_test_spill_13, gtp_test_spill_14,
+	gtp_test_spill_15, gtp_test_spill_16, gtp_test_spill_17,
+	gtp_test_spill_18, gtp_test_spill_19, gtp_test_spill_20,
+	gtp_test_spill_21, gtp_test_spill_22, gtp_test_spill_23,
+	gtp_test_spill_24, gtp_test_spill_25, gtp_test_spill_26,
+	gtp_test_spill_27, gtp_test_spill_28, gtp_test_spill_29,
+	gtp_test_spill_30, gtp_test_spill_31,
+};
+
+/* "spill N": -EINVAL if @cmd is not one, else 0. */
+static int gtp_test_spill_command(const char *cmd)
+{
+	unsigned long n, i;
+	unsigned int f;
+
+	if (strncmp(cmd, "spill ", 6) || kstrtoul(strim((char *)cmd + 6), 0, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		for (f = 0; f < GTP_TEST_SPILL; f++)
+			gtp_test_spill_fns[f]();
+	return 0;
+}
+
+/*
  * Per-call cost distribution ("hist N").  Each call is timed on its own
  * with rdtsc_ordered() and interrupts disabled around it, so a timer tick
  * or an interrupt is never charged to the probe; whatever the probe itself
@@ -712,6 +769,8 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 			ret = gtp_test_lines_command(buf);
 		if (ret == -EINVAL)
 			ret = inject_command(buf);
+		if (ret == -EINVAL)
+			ret = gtp_test_spill_command(buf);
 		if (ret == -EINVAL)
 			ret = baseline_command(buf);
 	}
