@@ -104,7 +104,8 @@ check-debug: $(E2E_HOST_BINS)
 # check-matrix runs the e2e suite, lockdown-check and replay-check on every
 # kernel, the default one included: before a check-matrix, MATRIX_FOLLOWS=1
 # makes check leave those three to it rather than run them twice (they are
-# most of check's time, on one CPU).  .ci/run runs the plain make check.
+# most of check's time, on one CPU).  .ci/run runs the plain make check,
+# in a fresh root (tests/vm/check-fresh check).
 GUEST_CHECKS := lockdown-check replay-check
 # The steps before the e2e suite run one job per CPU (their output kept
 # whole per target): on two CPUs that halves the part of make check that
