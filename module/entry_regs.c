@@ -172,7 +172,6 @@ static void notrace ev_entry_cb(unsigned long ip, unsigned long parent_ip,
 {
 	struct ev_slot *table = READ_ONCE(op->private), *s;
 	unsigned int seq;
-
 	int tries;
 
 	/* kept registered after ftrace refused to let it go: nothing to do */

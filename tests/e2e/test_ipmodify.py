@@ -23,14 +23,17 @@ KLP = "/sys/kernel/livepatch/gtp_test_klp"
 KPPOST_KO = os.path.join(KMOD_DIR, "tracepoints", "gtp_test_kppost.ko")
 KPPOST = "/sys/module/gtp_test_kppost/parameters"
 
-BODY = """trace *0x%(func)x if $rdi != 0
+# The tracepoint on its own trampoline, then the other user loaded.
+ARM = """trace *0x%(func)x if $rdi != 0
 actions
 collect $rdi
 end
 tstart
 shell cat /sys/module/gtptrace/parameters/attached
 shell %(other)s && echo =other-in || echo =other-refused
-shell cat /proc/cmdline
+"""
+
+BODY = ARM + """shell cat /proc/cmdline
 shell cat /proc/cmdline
 shell cat /proc/cmdline
 shell echo "=after"; cat /sys/module/gtptrace/parameters/attached
@@ -73,14 +76,7 @@ def test_live_patch_on_a_direct_trampoline():
     assert frames_collected(out)[-1] >= 3, out
 
 
-KPPOST_BODY = """trace *0x%(func)x if $rdi != 0
-actions
-collect $rdi
-end
-tstart
-shell cat /sys/module/gtptrace/parameters/attached
-shell insmod %(ko)s && echo =other-in || echo =other-refused
-shell cat /proc/cmdline
+KPPOST_BODY = ARM + """shell cat /proc/cmdline
 shell cat /proc/cmdline
 shell cat /proc/cmdline
 shell echo "=counts $(cat %(params)s/pre) $(cat %(params)s/post)"
@@ -98,7 +94,7 @@ def test_post_handler_kprobe_on_a_direct_trampoline():
     reset_target()
     try:
         out = gdb_script(GDB_HEAD + KPPOST_BODY % {
-            "func": ksym("cmdline_proc_show"), "ko": KPPOST_KO,
+            "func": ksym("cmdline_proc_show"), "other": "insmod " + KPPOST_KO,
             "params": KPPOST}, timeout=240)
     finally:
         if os.path.exists(KPPOST):
