@@ -126,7 +126,8 @@ demo: deps
 # carry: make deps installs the newest one apt has; bookworm's 6.1 one has
 # no -Wall, so doccheck asks the script first and says what it left out).
 KERNEL_DOC ?= $(shell ls -d /usr/lib/linux-kbuild-*/scripts/kernel-doc 2>/dev/null | sort -V | tail -n1)
-DOC_SRCS := $(wildcard module/*.[ch] module/core/*.[ch] jit/*.[ch])
+DOC_SRCS := $(wildcard module/*.[ch] module/probes/*.[ch] module/services/*.[ch] \
+	module/core/*.[ch] jit/*.[ch])
 
 CHECK_EXTRA += doccheck check-layering lockdown-check replay-check
 
@@ -135,6 +136,7 @@ CHECK_EXTRA += doccheck check-layering lockdown-check replay-check
 # inside them every symbol edge goes down a declared file order (no cycle).
 check-layering: modules
 	tests/layering/check
+	tests/layering/check --self-test
 # gtp obeys kernel lockdown (a guest boot of the default kernel).
 lockdown-check:
 	tests/vm/lockdown-check

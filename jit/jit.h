@@ -9,7 +9,7 @@
  * included.
  *
  * Executable memory comes from the host (host.h: exec_alloc, exec_install,
- * exec_free; module/exec_mem.c in gtptrace.ko, tests/unit/user_exec.c in
+ * exec_free; module/services/exec_mem.c in gtptrace.ko, tests/unit/user_exec.c in
  * userspace): code is emitted into an ordinary buffer and installed into
  * memory that is read-only + executable before anything runs it.  Never
  * W+X.

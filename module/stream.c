@@ -27,7 +27,7 @@
 #include <linux/mm.h>
 
 #include "stream.h"
-#include "gtp_glue.h"
+#include "proc.h"
 #include "kcompat.h"
 
 /* The most one read() hands out: the bounce buffer's size. */

@@ -13,7 +13,7 @@ cannot be probed is left out first, and the reasons are counted:
   kprobe blacklist  /sys/kernel/debug/kprobes/blacklist lists it
   notrace           not in ftrace's available_filter_functions: no ftrace
                     location (gtp's entry probes are carried by ftrace,
-                    module/ftrace_probe.c)
+                    module/probes/ftrace_probe.c)
   gdb: ...          `trace` failed: the condition does not compile there,
                     or gdb has no such function (gdb's message)
 

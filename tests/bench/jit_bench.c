@@ -22,7 +22,7 @@
  * addresses (the '@sym' lines).  user_env maps those addresses onto the
  * real globals the gcc function reads, as direct regions: the interpreter
  * reads them through ax_hook_read(), the JIT with a plain load, as it does
- * in the kernel for a module gtp pins (module/jit_direct.c).
+ * in the kernel for a module gtp pins (module/services/jit_direct.c).
  */
 #include <time.h>
 #include "jit.h"

@@ -1,4 +1,4 @@
-"""Entry tracepoints as the function's own trampoline (module/ftrace_direct.c).
+"""Entry tracepoints as the function's own trampoline (module/probes/ftrace_direct.c).
 
 In a trace with at most 8 of them, an entry tracepoint whose condition the
 JIT decides on the arguments alone, and the only one on its function, is

@@ -47,7 +47,7 @@ def fn_size(name):
 # on $caller's range (gtp_test_lines), 4 a return probe (or, without
 # "teval $kret", another entry), 5 mid-function.  A return probe on the
 # function puts its trampoline where the entry reads the return address
-# (module/kprobe.c, module/ftrace_probe.c: their ->caller), so both ways are run.
+# (module/probes/kprobe.c, module/probes/ftrace_probe.c: their ->caller), so both ways are run.
 CALLER_BODY = """tvariable $caller
 tvariable $kstack
 tvariable $kret

@@ -1,4 +1,4 @@
-"""Entry tracepoints carried by ftrace (module/ftrace_probe.c).
+"""Entry tracepoints carried by ftrace (module/probes/ftrace_probe.c).
 
 `trace FUNC` gives the function's ftrace location (on IBT kernels its
 first byte, right before it); gtp attaches an ftrace_ops of its own there

@@ -1,5 +1,5 @@
 """Another ftrace user that changes the ip, on a function where gtp has its
-own direct trampoline (module/ftrace_direct.c): a live patch
+own direct trampoline (module/probes/ftrace_direct.c): a live patch
 (tracepoints/gtp_test_klp.ko, cmdline_proc_show()), an ftrace_ops with
 FTRACE_OPS_FL_IPMODIFY, or a kprobe with a post-handler at the function's
 entry (tracepoints/gtp_test_kppost.ko), which kprobes carry on such an

@@ -3,7 +3,7 @@
 The same frames with jit=1 and jit=0 (the Fig. 12 session and one with
 more opcodes) are cases: cases/test_jit.case.  Here: jit is on by
 default; which executable memory the JIT uses depends on the kernel
-(module/exec_mem.c): jit_mem names it, and a kernel where the JIT cannot
+(module/services/exec_mem.c): jit_mem names it, and a kernel where the JIT cannot
 run says so on gdb's console at tstart, never silently; a live image
 is never writable and executable, as the page tables say; and a probe's
 own image counts toward the cap on images as a program's does.

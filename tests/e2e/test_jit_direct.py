@@ -1,4 +1,4 @@
-"""The JIT's direct loads in the guest kernel (module/jit_direct.c).
+"""The JIT's direct loads in the guest kernel (module/services/jit_direct.c).
 
 gtp_test_calls is a global of gtp_test.ko.  A condition reading it compiles
 to a plain load while gtp pins gtp_test: every frame the Fig. 11 loop

@@ -1,4 +1,4 @@
-"""Kprobes whose pre-handler is the compiled condition (module/kprobe.c).
+"""Kprobes whose pre-handler is the compiled condition (module/probes/kprobe.c).
 
 A mid-function tracepoint whose condition the JIT decides on the registers
 alone (pure, no memory) gets the compiled condition as its kprobe's

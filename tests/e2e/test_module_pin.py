@@ -1,4 +1,5 @@
-"""A traced module stays, or stops being traced (module/mod_pin.c).
+"""A traced module stays, or stops being traced (module/services/mod_pin.c,
+module/probes/forced_unload.c).
 
 An entry tracepoint in gtp_test.ko pins gtp_test from tstart to tstop,
 whether ftrace or a kprobe carries it: rmmod says "in use" meanwhile.

@@ -1,6 +1,6 @@
 """gtp-trace-many (gdb-scripts/gtpgdb/tracemany.py): a tracepoint on each
 kernel function whose name matches a regular expression, and the shared
-ftrace_ops that carries all of them (module/ftrace_probe.c).
+ftrace_ops that carries all of them (module/probes/ftrace_probe.c).
 
 Symbols from BTF (gtp-connect), so arguments have names on every kernel.
 Expected values come from the guest: the file the test makes, and its own
@@ -219,7 +219,7 @@ detach
     assert text.strip() == "", text
 
 
-# What module/ftrace_probe.c's table does with n locations: a power of two
+# What module/probes/ftrace_probe.c's table does with n locations: a power of two
 # of slots, eight per location at least; a location's own slot is its
 # ip's bits 4 and up under that mask; locations go in by ip, each into its
 # own slot or the next free one.

@@ -1,4 +1,4 @@
-"""An ftrace_ops the kernel refuses to unregister (module/ftrace_unreg.c).
+"""An ftrace_ops the kernel refuses to unregister (module/services/ftrace_unreg.c).
 
 unregister_ftrace_function() fails only once ftrace has shut itself down;
 the ops then stays registered and its callback keeps being called.  gtp
@@ -141,7 +141,7 @@ def ftrace_locations():
 
 
 def spill_layout():
-    """Functions whose table (module/ftrace_probe.c, fp_ops_build()) puts
+    """Functions whose table (module/probes/ftrace_probe.c, fp_ops_build()) puts
     a gtp_test spill function in a spill slot: with nlocs locations the
     table has size = roundup_pow_of_two(nlocs) * 8 slots, an ip's slot is
     (ip >> 4) & (size - 1), and linear probing in ip order runs past the

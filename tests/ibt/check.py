@@ -10,7 +10,8 @@ IBT, so no guest test can see it: this check reads the real images of every
 installed matrix kernel instead (kimage.py: the ELF inside the bzImage, the
 seal list, and the kernel's own kallsyms tables for addresses).
 
-What gtp asks of kallsyms is derived from module/*.c, not listed here:
+What gtp asks of kallsyms is derived from module/'s C files (every room),
+not listed here:
 
   gtp_kfunc_bind(SC, "NAME")  a function gtp calls, through its own static
                      call SC retargeted to it: a direct call, so a sealed
@@ -58,7 +59,8 @@ def literals_of(fn, text):
 def derive(srcdir):
     """({bound function names}, {ksym names}, [problems]) from the sources."""
     kfunc, ksym, problems = set(), set(), []
-    for path in sorted(glob.glob(os.path.join(srcdir, "*.c"))):
+    for path in sorted(glob.glob(os.path.join(srcdir, "**", "*.c"),
+                                 recursive=True)):
         text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
                       open(path).read(), flags=re.S)
         lines = text.split("\n")

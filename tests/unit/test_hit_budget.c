@@ -4,7 +4,7 @@
  * runs: counted in the reads one hit makes, interpreted and JIT-compiled.
  *
  * Tracepoints are defined with QTDP packets as gdb sends them and hit the
- * way module/kprobe.c does (gtp_tp_precheck(), then gtp_tp_hit_held() or
+ * way module/probes/kprobe.c does (gtp_tp_precheck(), then gtp_tp_hit_held() or
  * gtp_tp_hit_undecided() on the precheck's environment).  Every ref in
  * these programs is one ax_hook_read() (user_env_nr_reads()), so reads
  * bound the insns a hit ran:
@@ -85,7 +85,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* One hit, as module/kprobe.c's handler makes it. */
+/* One hit, as module/probes/kprobe.c's handler makes it. */
 static bool probe_hit(struct gtp_tp *tp)
 {
 	static struct ax_env env;	/* the probe's per-CPU environment */

@@ -2,7 +2,7 @@
 /*
  * user_exec.c - userspace executable memory for the JIT (tests, tools).
  *
- * The same W^X discipline as module/exec_mem.c: pages are mapped
+ * The same W^X discipline as module/services/exec_mem.c: pages are mapped
  * read-write, user_exec_install() copies the code in, fills the rest with
  * int3 and turns them read-only + executable.  The mapping length is kept in a header in front of the
  * image, so callers' size arguments need not match the allocation.

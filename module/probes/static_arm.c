@@ -22,7 +22,8 @@
 #include "trace.h"
 #include "static_tp.h"
 #include "attach.h"
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 
 struct gtp_static_tp {
 	struct gtp_attachment a;
@@ -112,6 +113,12 @@ static struct gtp_attachment *st_add(struct gtp_conn *gc, struct gtp_tp *tp)
 
 	if (!tp->is_static && !gtp_static_marker_at(tp->addr))
 		return NULL;
+	/* A return probe on a marker or a :S location: there is no return. */
+	if (tp->at_return) {
+		gtp_console(gc, "gtp: tracepoint %u at 0x%llx: $kret makes a return probe, but a static tracepoint has no return (trace the function instead)\n",
+			    tp->num, (unsigned long long)tp->addr);
+		return ERR_PTR(-EINVAL);
+	}
 	tp->is_static = true;
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st) {
@@ -227,8 +234,9 @@ static struct pt_regs *st_unwind_regs(const struct gtp_attachment *a,
 	return NULL;
 }
 
-const struct gtp_backend gtp_static_backend = {
+static const struct gtp_backend gtp_static_backend = {
 	.name		= "static",
+	.rank		= GTP_BACKEND_STATIC,
 	.add		= st_add,
 	.arm		= st_arm,
 	.disarm		= st_disarm,
@@ -237,3 +245,14 @@ const struct gtp_backend gtp_static_backend = {
 	.module		= st_module,
 	.unwind_regs	= st_unwind_regs,
 };
+
+int gtp_static_backend_init(void)
+{
+	gtp_attach_register(&gtp_static_backend);
+	return 0;
+}
+
+void gtp_static_backend_exit(void)
+{
+	gtp_attach_unregister(&gtp_static_backend);
+}

@@ -109,9 +109,6 @@ void gtp_static_detach(void *handle);
  */
 void gtp_static_detach_many(void **handles, unsigned int n, u64 *missed);
 
-/* The marker's field names for the consumer's definitions. */
-int gtp_static_sdata_fields(u64 addr, char *buf, size_t size);
-
 /* $_sdata text of @rec with its marker's field names. */
 int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
 			    size_t size);
@@ -128,11 +125,7 @@ int gtp_static_sdata_format(const void *rec, u32 len, char *buf,
 /* Static probes registered right now (all users). */
 unsigned int gtp_static_nr_attached(void);
 
-void gtp_static_debug_exit(void);
-/* mod_pin.c: @mod is forced out; the knob lets go of it */
-void gtp_static_debug_going(const struct module *mod);
 /* The module whose tracepoint @handle is attached to (NULL: vmlinux). */
 struct module *gtp_static_handle_module(void *handle);
-void gtp_static_probe_exit(void);
 
 #endif /* GTP_STATIC_TP_H */

@@ -19,6 +19,10 @@
  * later module load puts there; kprobes would just go dead.  Either way
  * "rmmod" says the module is in use until tstop.  A static tracepoint's
  * marker pins its module itself (static_probe.c).
+ *
+ * The backends register themselves (gtp_attach_register()); this file
+ * calls them only through their struct gtp_backend, and calls down only:
+ * into the services (pins, the entry-value recorder, the unwinder).
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -28,22 +32,15 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "gtp_glue.h"
+#include "services.h"
+#include "ksym.h"
 #include "attach.h"
+#include "probes.h"
 #include "collect.h"
 #include "trace.h"
-#include "static_tp.h"
-#include "ksym.h"
-#include "ftrace_unreg.h"
 
-/* The order a location tries them in: cheapest carrier first. */
-static const struct gtp_backend *const gtp_backends[] = {
-	&gtp_static_backend,
-	&gtp_direct_backend,
-	&gtp_ftrace_backend,
-	&gtp_kretprobe_backend,
-	&gtp_kprobe_backend,
-};
+/* The registered backends by rank; a NULL slot is one not registered. */
+static const struct gtp_backend *gtp_backends[GTP_NR_BACKENDS];
 
 /* A location in code, and the module of that code it pins. */
 struct gtp_pin {
@@ -71,6 +68,8 @@ static int offer(struct gtp_conn *gc, struct gtp_tp *tp, unsigned int from)
 	unsigned int i;
 
 	for (i = from; i < ARRAY_SIZE(gtp_backends); i++) {
+		if (!gtp_backends[i])
+			continue;
 		a = gtp_backends[i]->add(gc, tp);
 		if (IS_ERR(a))
 			return PTR_ERR(a);
@@ -118,23 +117,6 @@ void gtp_attach_move(struct gtp_attachment *a, const struct gtp_backend *to)
 	if (WARN_ON_ONCE(i == ARRAY_SIZE(gtp_backends)))
 		return;
 	a->be = to;
-}
-
-/* A return probe on a marker or a :S location: there is no return. */
-static int check_returns(struct gtp_conn *gc)
-{
-	struct gtp_tp *tp;
-
-	for (tp = gtp_tps; tp; tp = tp->next) {
-		if (!tp->at_return)
-			continue;
-		if (tp->is_static || gtp_static_marker_at(tp->addr)) {
-			gtp_console(gc, "gtp: tracepoint %u at 0x%llx: $kret makes a return probe, but a static tracepoint has no return (trace the function instead)\n",
-				    tp->num, (unsigned long long)tp->addr);
-			return -EINVAL;
-		}
-	}
-	return 0;
 }
 
 /* Pin the code of every location that is not a static tracepoint. */
@@ -202,7 +184,8 @@ static void detach_all(void)
 	struct gtp_tp *tp;
 
 	while (n--)
-		gtp_backends[n]->disarm();
+		if (gtp_backends[n])
+			gtp_backends[n]->disarm();
 	for (tp = gtp_tps; tp; tp = tp->next)
 		tp->probe = NULL;
 	gtp_entry_regs_disarm();
@@ -218,9 +201,6 @@ int gtp_attach_arm(struct gtp_conn *gc)
 	lockdep_assert_held(&gtp_mutex);
 	if (WARN_ON_ONCE(gtp_attach_armed))
 		return -EBUSY;
-	ret = check_returns(gc);
-	if (ret)
-		return ret;
 	gtp_attach_gc = gc;
 	gtp_attach_err = 0;
 	for (tp = gtp_tps; tp; tp = tp->next) {
@@ -236,6 +216,8 @@ int gtp_attach_arm(struct gtp_conn *gc)
 	if (ret)
 		goto err;
 	for (i = 0; i < ARRAY_SIZE(gtp_backends); i++) {
+		if (!gtp_backends[i])
+			continue;
 		gtp_attach_next = i;
 		ret = gtp_backends[i]->arm(gc);
 		if (!ret)
@@ -363,20 +345,21 @@ u64 gtp_attach_caller(const struct gtp_tp *tp, const struct pt_regs *regs)
 NOKPROBE_SYMBOL(gtp_attach_caller);
 
 /*
- * The registers the kernel's unwinder starts from for a hit of @tp with
- * @regs (a return hit's are the return handler's), NULL where there are
- * none (a static tracepoint).
+ * "collect $kstack" (the host's ->kstack): the kernel's unwinder starts
+ * from the registers the backend that carried the hit names (a return
+ * hit's are the return handler's; none for a static tracepoint).
  */
-struct pt_regs *gtp_attach_unwind_regs(const struct gtp_tp *tp,
-				       struct pt_regs *regs)
+u32 gtp_attach_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
+		      u64 *buf, u32 max)
 {
 	const struct gtp_attachment *a = READ_ONCE(tp->probe);
+	struct pt_regs *from = regs;
 
-	if (!a || !a->be->unwind_regs)
-		return regs;
-	return a->be->unwind_regs(a, regs);
+	if (a && a->be->unwind_regs)
+		from = a->be->unwind_regs(a, regs);
+	return gtp_kstack(tp, regs, from, buf, max);
 }
-NOKPROBE_SYMBOL(gtp_attach_unwind_regs);
+NOKPROBE_SYMBOL(gtp_attach_kstack);
 
 /* "$kret_ns": at a return probe's hit, how long the call took; else 0. */
 u64 gtp_attach_kret_ns(const struct gtp_tp *tp)
@@ -389,32 +372,36 @@ u64 gtp_attach_kret_ns(const struct gtp_tp *tp)
 }
 NOKPROBE_SYMBOL(gtp_attach_kret_ns);
 
+void gtp_attach_register(const struct gtp_backend *be)
+{
+	lockdep_assert_held(&gtp_mutex);
+	if (!WARN_ON_ONCE(be->rank >= GTP_NR_BACKENDS ||
+			  gtp_backends[be->rank]))
+		gtp_backends[be->rank] = be;
+}
+
+void gtp_attach_unregister(const struct gtp_backend *be)
+{
+	lockdep_assert_held(&gtp_mutex);
+	WARN_ON_ONCE(gtp_attach_armed);
+	if (be->rank < GTP_NR_BACKENDS && gtp_backends[be->rank] == be)
+		gtp_backends[be->rank] = NULL;
+}
+
 int gtp_attach_init(void)
 {
-	int ret;
-
 	gtp_ret_hooks[0] = gtp_ksym_code("arch_rethook_trampoline");
 	gtp_ret_hooks[1] = gtp_ksym_code("return_to_handler");
-	ret = gtp_fprobe_init();
-	if (ret)
-		return ret;
-	ret = gtp_kprobe_init();
-	if (ret)
-		gtp_fprobe_exit();
-	return ret;
+	return 0;
 }
 
 /*
- * Module exit: detach before the handlers' code and data go away; an
- * ftrace_ops the kernel refused to let go gets one more try (only
- * "rmmod -f" unloads gtptrace with one: ftrace_unreg.c).
+ * Module exit: detach before the backends go, and with them the
+ * handlers' code and data (main.c exits them after this).
  */
 void gtp_attach_exit(void)
 {
 	gtp_attach_disarm();
-	gtp_ftrace_leaks_exit();
-	gtp_kprobe_exit();
-	gtp_fprobe_exit();
 }
 
 /*

@@ -54,7 +54,7 @@
 
 #include "kcompat.h"
 #include "ksym.h"
-#include "gtp_glue.h"
+#include "services.h"
 
 static bool jit = true;
 module_param(jit, bool, 0644);

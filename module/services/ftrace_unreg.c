@@ -39,7 +39,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "gtp_glue.h"
+#include "services.h"
 #include "ftrace_unreg.h"
 
 static unsigned int test_refuse_ftrace_unregister;

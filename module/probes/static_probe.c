@@ -37,7 +37,8 @@
 #include "hit.h"
 #include "nest.h"
 #include "static_tp.h"
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 #include "kcompat.h"
 
 struct gtp_static_att {
@@ -368,9 +369,9 @@ unsigned int gtp_static_nr_attached(void)
 }
 
 /*
- * gtp_static_tp_exit(): nothing may stay registered once we are gone.
- * The users detached theirs already (main.c exits them first): anything
- * left is a bug, said in the log and undone.
+ * Module exit, before the markers go: nothing may stay registered once we
+ * are gone.  The users detached theirs already (main.c exits them
+ * first): anything left is a bug, said in the log and undone.
  */
 void gtp_static_probe_exit(void)
 {

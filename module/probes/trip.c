@@ -35,7 +35,8 @@
 #include <linux/workqueue.h>
 #include <linux/kprobes.h>
 
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 
 static void trip_work_fn(struct work_struct *work)
 {

@@ -100,12 +100,14 @@
 #include <linux/module.h>
 
 #include "kcompat.h"
-#include "gtp_glue.h"
+#include "services.h"
+#include "ftrace_unreg.h"
 #include "attach.h"
+#include "probes.h"
+#include "ftrace_direct.h"
 #include "hit.h"
 #include "ax_any.h"
 #include "tsv.h"
-#include "ftrace_unreg.h"
 
 static bool entry_ftrace = true;
 module_param(entry_ftrace, bool, 0644);
@@ -177,6 +179,10 @@ static struct ftrace_ops gtp_fp_check_ops;
 static struct gtp_tp gtp_fprobe_dead_tp;
 
 static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
+
+/* The two backends (defined last): a probe moves from one to the other. */
+static const struct gtp_backend gtp_direct_backend;
+static const struct gtp_backend gtp_ftrace_backend;
 static DEFINE_PER_CPU(struct ax_env, gtp_fp_env);
 static DEFINE_PER_CPU(int, gtp_fp_busy);
 static DEFINE_PER_CPU(struct pt_regs, gtp_fp_lite_regs);
@@ -425,54 +431,6 @@ static void notrace gtp_fprobe_cb(unsigned long ip, unsigned long parent_ip,
 	gtp_fprobe_run(fp, fregs);
 }
 
-/* A call or ftrace's 5-byte NOP at @addr: what ftrace keeps at a location. */
-static bool is_location_insn(unsigned long addr)
-{
-	static const u8 nop5[] = { BYTES_NOP5 };
-	u8 insn[5];
-
-	return !copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn)) &&
-	       (insn[0] == 0xe8 || !memcmp(insn, nop5, sizeof(nop5)));
-}
-
-/*
- * Point @ops's filter at the ftrace location @addr names, and return it
- * (also for the entry-value recorder, entry_regs.c)
- * (0: none).  That is @addr itself, or (IBT kernels, where gdb's "trace
- * FUNC" gives the function's first byte) the location right after the
- * function's endbr64 (or the NOP a sealed endbr64 became), which a kprobe
- * on @addr moves onto too.  Anything else is a kprobe's.  The exported
- * ftrace_set_filter_ip() decides, as it refuses an ip that is no
- * location; it also maps a function's first byte to that function's
- * location wherever it is, so an exact @addr is confirmed by what ftrace
- * keeps at each location: its 5-byte NOP, or a call while traced.  It
- * also takes any ip inside a location's 5 bytes as that location, so the
- * IBT case checks that the endbr64 (or its NOP) is at @addr itself:
- * "trace *(FUNC + 1)" is mid-instruction, a kprobe's to refuse.
- */
-static unsigned long filter_location(struct ftrace_ops *ops,
-				     unsigned long addr, int reset)
-{
-	u32 endbr;
-
-	if (GTP_KERNEL_IBT &&
-	    !copy_from_kernel_nofault(&endbr, (void *)addr, sizeof(endbr)) &&
-	    (endbr == GTP_ENDBR64 || gtp_endbr_poison(endbr)) &&
-	    is_location_insn(addr + GTP_ENDBR64_SIZE) &&
-	    !ftrace_set_filter_ip(ops, addr + GTP_ENDBR64_SIZE, 0, reset))
-		return addr + GTP_ENDBR64_SIZE;
-	if (!is_location_insn(addr) ||
-	    ftrace_set_filter_ip(ops, addr, 0, reset))
-		return 0;
-	return addr;
-}
-
-unsigned long gtp_ftrace_filter_location(struct ftrace_ops *ops,
-					unsigned long addr)
-{
-	return filter_location(ops, addr, 0);
-}
-
 /*
  * @tp (an entry tracepoint) as a probe of @be's, if ftrace takes its
  * location; NULL when it does not (not an ftrace location,
@@ -488,7 +446,8 @@ static struct gtp_attachment *fp_add(struct gtp_conn *gc, struct gtp_tp *tp)
 	if (tp->is_static || tp->at_return || !READ_ONCE(entry_ftrace) ||
 	    !gtp_fp_scratch)
 		return NULL;
-	ip = filter_location(&gtp_fp_check_ops, (unsigned long)tp->addr, 1);
+	ip = gtp_ftrace_filter_location(&gtp_fp_check_ops,
+					(unsigned long)tp->addr, 1);
 	if (!ip)
 		return NULL;
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
@@ -981,8 +940,9 @@ static u64 fp_caller(const struct gtp_attachment *a,
 }
 NOKPROBE_SYMBOL(fp_caller);
 
-const struct gtp_backend gtp_direct_backend = {
+static const struct gtp_backend gtp_direct_backend = {
 	.name		= "direct",
+	.rank		= GTP_BACKEND_DIRECT,
 	.add		= direct_add,
 	.arm		= direct_arm,
 	.disarm		= direct_disarm,
@@ -991,8 +951,9 @@ const struct gtp_backend gtp_direct_backend = {
 	.caller		= fp_caller,
 };
 
-const struct gtp_backend gtp_ftrace_backend = {
+static const struct gtp_backend gtp_ftrace_backend = {
 	.name		= "ftrace",
+	.rank		= GTP_BACKEND_FTRACE,
 	.add		= fp_add,
 	.arm		= ftrace_arm,
 	.disarm		= ftrace_disarm,
@@ -1010,12 +971,18 @@ int gtp_fprobe_init(void)
 		per_cpu(gtp_fp_lite_regs, cpu).ss = __KERNEL_DS;
 	}
 	gtp_fp_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
-	return gtp_fp_scratch ? 0 : -ENOMEM;
+	if (!gtp_fp_scratch)
+		return -ENOMEM;
+	gtp_attach_register(&gtp_direct_backend);
+	gtp_attach_register(&gtp_ftrace_backend);
+	return 0;
 }
 
 /* After every probe is detached. */
 void gtp_fprobe_exit(void)
 {
+	gtp_attach_unregister(&gtp_ftrace_backend);
+	gtp_attach_unregister(&gtp_direct_backend);
 	ftrace_free_filter(&gtp_fp_check_ops);
 	vfree(gtp_fp_scratch);
 	gtp_fp_scratch = NULL;

@@ -72,7 +72,7 @@
 #include <linux/module.h>
 
 #include "kcompat.h"
-#include "gtp_glue.h"
+#include "services.h"
 #include "ksym.h"
 #include "tracepoint.h"
 #include "packets.h"
@@ -260,7 +260,7 @@ static unsigned long ev_add_func(struct gtp_tp *tp)
 {
 	unsigned long func = gtp_ksym_func_start(tp->addr);
 
-	return func ? gtp_ftrace_filter_location(&ev_rec->ops, func) : 0;
+	return func ? gtp_ftrace_filter_location(&ev_rec->ops, func, 0) : 0;
 }
 
 /**

@@ -1,32 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mod_pin.c - what gtp holds on other modules, and what happens when one
- * is forced out anyway.
+ * mod_pin.c - what gtp holds on other modules.
  *
  * Everything of gtp that depends on another module's memory pins that
  * module with try_module_get() for as long as it does:
  *  - an armed tracepoint in a module's text, whatever carries it (kprobe,
- *    kretprobe, ftrace_ops; attach.c), from QTStart to the disarm;
- *  - a static tracepoint on a module's TRACE_EVENT (static_probe.c);
+ *    kretprobe, ftrace_ops; probes/attach.c), from QTStart to the disarm;
+ *  - a static tracepoint on a module's TRACE_EVENT (probes/static_probe.c);
  *  - a JIT image that loads from a module's data directly (jit_direct.c),
  *    until the image is freed.
  * So "rmmod MOD" says "in use" while MOD is traced; tstop (or the end of
  * the session) lets it go.  Without the pin an ftrace_ops would keep the
  * unloaded function's address in its filter, and ftrace enables the
  * filter on whatever function a later module load puts at that address:
- * the tracepoint would follow the address, not the function.
- *
- * "rmmod -f" (CONFIG_MODULE_FORCE_UNLOAD, set on every Debian kernel)
- * ignores the references.  The module's memory stays until after the
- * MODULE_STATE_GOING notifiers, so ours, which runs before the kernel's
- * own (kprobes, tracepoints, jump labels: priority 0 and 1), makes
- * nothing of gtp touch it again: a trace using the module is stopped
- * (tstatus: "Trace stopped by an error (module M unloaded by force ...)"),
- * which detaches every probe and waits for running hits, and the JIT
- * images reading its data are freed (their programs are interpreted,
- * through the nofault read hook, from then on).  Only modules with a
- * reference are ours to look at (module_refcount()), so the notifier
- * leaves every other unload alone, without taking gtp_mutex.
+ * the tracepoint would follow the address, not the function.  What
+ * happens when "rmmod -f" takes a pinned module anyway is
+ * probes/forced_unload.c's.
  *
  * Modules are found by walking the kernel's 'modules' list under RCU (as
  * the kernel's own __module_address() does; that one is not exported):
@@ -38,15 +27,11 @@
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/module.h>
-#include <linux/notifier.h>
 #include <linux/rculist.h>
 
 #include "kcompat.h"
 #include "ksym.h"
-#include "gtp_glue.h"
-#include "trace.h"
-#include "tracepoint.h"
-#include "static_tp.h"
+#include "services.h"
 
 static bool match_data(const struct module *mod, u64 addr, u32 size)
 {
@@ -132,48 +117,4 @@ void gtp_module_put(struct module *mod)
 {
 	if (mod)
 		module_put(mod);
-}
-
-/* A trace uses a module that is being forced out: stop it, say why. */
-static int module_going(struct notifier_block *nb, unsigned long val,
-			void *data)
-{
-	struct module *mod = data;
-	char why[96];
-	u32 tpnum;
-
-	if (val != MODULE_STATE_GOING || !module_refcount(mod))
-		return NOTIFY_DONE;
-	mutex_lock(&gtp_mutex);
-	tpnum = gtp_attach_module_user(mod);
-	if (!tpnum)
-		tpnum = gtp_tps_jit_holder(mod);
-	if (tpnum) {
-		scnprintf(why, sizeof(why),
-			  "module %s unloaded by force while traced",
-			  mod->name);
-		pr_warn("%s: trace stopped\n", why);
-		gtp_trace_stop_error(why, tpnum);
-	}
-	/* Stopped: no probe runs an image, and none may read @mod again. */
-	gtp_tps_jit_drop(mod);
-	gtp_static_debug_going(mod);
-	mutex_unlock(&gtp_mutex);
-	return NOTIFY_OK;
-}
-
-/* Before kprobes' and tracepoints' (0) and jump labels' (1) notifiers. */
-static struct notifier_block module_going_nb = {
-	.notifier_call = module_going,
-	.priority = INT_MAX,
-};
-
-int gtp_mod_pin_init(void)
-{
-	return register_module_notifier(&module_going_nb);
-}
-
-void gtp_mod_pin_exit(void)
-{
-	unregister_module_notifier(&module_going_nb);
 }

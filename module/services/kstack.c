@@ -22,7 +22,7 @@
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
 
-#include "gtp_glue.h"
+#include "services.h"
 #include "tracepoint.h"
 
 /* @regs->ip, then the return addresses above it: at most @max. */
@@ -66,11 +66,10 @@ static bool static_caller_regs(const struct pt_regs *regs, struct pt_regs *out)
 	return true;
 }
 
-u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs, u64 *buf,
-	       u32 max)
+u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
+	       struct pt_regs *from, u64 *buf, u32 max)
 {
 	unsigned long *store = (unsigned long *)buf;
-	struct pt_regs *from = gtp_attach_unwind_regs(tp, regs);
 	struct pt_regs caller;
 	unsigned int n;
 

@@ -46,7 +46,8 @@
 #include "frame.h"
 #include "trace.h"
 #include "static_tp.h"
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 #include "ksym.h"
 
 DEFINE_MUTEX(gtp_static_mutex);
@@ -600,7 +601,6 @@ err_free:
 
 void gtp_static_tp_exit(void)
 {
-	gtp_static_probe_exit();
 	unregister_tracepoint_module_notifier(&tp_module_nb);
 	free_markers();
 }

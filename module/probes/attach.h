@@ -6,11 +6,13 @@
  * tracepoint probe of a static tracepoint (static_arm.c), a function's own
  * ftrace trampoline (ftrace_probe.c's "direct"), the shared ftrace_ops
  * (ftrace_probe.c), the kretprobe (kretprobe.c) and the kprobe
- * (kprobe.c).  attach.c's table lists them in the order a location tries
- * them: the first whose ->add takes a location carries it, and one whose
- * ->arm then cannot (ftrace refused the trampoline or the ops) hands it
- * on to the next that takes it.  The kprobe takes whatever is left; a
- * refusal there fails QTStart, saying why.
+ * (kprobe.c).  Each registers itself from its init (gtp_attach_register()),
+ * at its rank: the order a location tries them in.  The first whose ->add
+ * takes a location carries it, and one whose ->arm then cannot (ftrace
+ * refused the trampoline or the ops) hands it on to the next that takes
+ * it.  The kprobe takes whatever is left; a refusal there fails QTStart,
+ * saying why.  attach.c names no backend: the backends call down into it,
+ * never the other way but through this table.
  *
  * A backend's per-location state starts with a struct gtp_attachment,
  * which tp->probe points to from ->add until the disarm: the one place
@@ -35,9 +37,20 @@ struct gtp_attachment {
 	struct gtp_tp *tp;
 };
 
+/* The order a location tries the backends in: cheapest carrier first. */
+enum gtp_backend_rank {
+	GTP_BACKEND_STATIC,		/* static_arm.c */
+	GTP_BACKEND_DIRECT,		/* ftrace_probe.c */
+	GTP_BACKEND_FTRACE,		/* ftrace_probe.c */
+	GTP_BACKEND_KRETPROBE,		/* kretprobe.c */
+	GTP_BACKEND_KPROBE,		/* kprobe.c */
+	GTP_NR_BACKENDS
+};
+
 /**
  * struct gtp_backend - one way of attaching a location
  * @name: for the log
+ * @rank: its place in the order locations try backends in
  * @add: take @tp for the next @arm: its attachment (the caller sets
  *	tp->probe to it), NULL to leave it to a later backend, or an
  *	ERR_PTR() refusing the location (gdb's console says why).  Nothing
@@ -67,6 +80,7 @@ struct gtp_attachment {
  */
 struct gtp_backend {
 	const char *name;
+	enum gtp_backend_rank rank;
 	struct gtp_attachment *(*add)(struct gtp_conn *gc, struct gtp_tp *tp);
 	int (*arm)(struct gtp_conn *gc);
 	void (*disarm)(void);
@@ -81,12 +95,13 @@ struct gtp_backend {
 	struct module *(*module)(const struct gtp_attachment *a);
 };
 
-/* The backends, in attach.c's order. */
-extern const struct gtp_backend gtp_static_backend;	/* static_arm.c */
-extern const struct gtp_backend gtp_direct_backend;	/* ftrace_probe.c */
-extern const struct gtp_backend gtp_ftrace_backend;	/* ftrace_probe.c */
-extern const struct gtp_backend gtp_kretprobe_backend;	/* kretprobe.c */
-extern const struct gtp_backend gtp_kprobe_backend;	/* kprobe.c */
+/*
+ * From a backend's init (module init, under gtp_mutex): locations may go
+ * to @be from the next QTStart on.  Unregistered from its exit, which
+ * runs after every location is disarmed (main.c's order).
+ */
+void gtp_attach_register(const struct gtp_backend *be);
+void gtp_attach_unregister(const struct gtp_backend *be);
 
 /*
  * From a backend's ->arm: @tp is not carried by it after all (it freed its
@@ -106,5 +121,8 @@ void gtp_attach_move(struct gtp_attachment *a, const struct gtp_backend *to);
  * unwinder's word for it).  For the backends' ->caller.
  */
 u64 gtp_attach_entry_caller(const struct pt_regs *regs);
+
+/* kprobe.c: the kprobe's refusals in words, for kretprobe.c's too */
+const char *gtp_kprobe_refusal(int err);
 
 #endif /* GTP_ATTACH_H */

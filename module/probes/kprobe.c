@@ -22,7 +22,8 @@
 #include <linux/percpu.h>
 #include <linux/module.h>
 
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 #include "attach.h"
 #include "hit.h"
 #include "jit.h"
@@ -236,8 +237,9 @@ static u64 kp_caller(const struct gtp_attachment *a,
 }
 NOKPROBE_SYMBOL(kp_caller);
 
-const struct gtp_backend gtp_kprobe_backend = {
+static const struct gtp_backend gtp_kprobe_backend = {
 	.name		= "kprobe",
+	.rank		= GTP_BACKEND_KPROBE,
 	.add		= kp_add,
 	.arm		= kp_arm,
 	.disarm		= kp_disarm,
@@ -250,12 +252,16 @@ const struct gtp_backend gtp_kprobe_backend = {
 int gtp_kprobe_init(void)
 {
 	gtp_scratch = vmalloc(array_size(nr_cpu_ids, GTP_SCRATCH_SIZE));
-	return gtp_scratch ? 0 : -ENOMEM;
+	if (!gtp_scratch)
+		return -ENOMEM;
+	gtp_attach_register(&gtp_kprobe_backend);
+	return 0;
 }
 
 /* After every probe is detached. */
 void gtp_kprobe_exit(void)
 {
+	gtp_attach_unregister(&gtp_kprobe_backend);
 	vfree(gtp_scratch);
 	gtp_scratch = NULL;
 }

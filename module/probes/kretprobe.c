@@ -17,7 +17,8 @@
 #include <linux/slab.h>
 #include <linux/percpu.h>
 
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 #include "attach.h"
 #include "hit.h"
 #include "trace.h"
@@ -244,8 +245,9 @@ static u64 krp_kret_ns(const struct gtp_attachment *a)
 }
 NOKPROBE_SYMBOL(krp_kret_ns);
 
-const struct gtp_backend gtp_kretprobe_backend = {
+static const struct gtp_backend gtp_kretprobe_backend = {
 	.name		= "kretprobe",
+	.rank		= GTP_BACKEND_KRETPROBE,
 	.add		= krp_add,
 	.arm		= krp_arm,
 	.disarm		= krp_disarm,
@@ -256,3 +258,14 @@ const struct gtp_backend gtp_kretprobe_backend = {
 	.unwind_regs	= krp_unwind_regs,
 	.kret_ns	= krp_kret_ns,
 };
+
+int gtp_kretprobe_init(void)
+{
+	gtp_attach_register(&gtp_kretprobe_backend);
+	return 0;
+}
+
+void gtp_kretprobe_exit(void)
+{
+	gtp_attach_unregister(&gtp_kretprobe_backend);
+}

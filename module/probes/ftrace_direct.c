@@ -46,7 +46,8 @@
 #include "jit.h"
 #include "tracepoint.h"
 #include "kcompat.h"
-#include "gtp_glue.h"
+#include "services.h"
+#include "ftrace_direct.h"
 
 struct gtp_fdirect {
 	struct ftrace_ops ops;

@@ -25,7 +25,8 @@
 #include "ax.h"
 #include "jit.h"
 #include "static_tp.h"
-#include "gtp_glue.h"
+#include "services.h"
+#include "probes.h"
 #include "kcompat.h"
 
 /* a record with GTP_SDATA_MAX_ARGS words, as u64s */

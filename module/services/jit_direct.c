@@ -24,8 +24,8 @@
  * which goes with the tracepoints.  The fault budget still applies to a
  * direct load (codegen.c), so results and errors are ax_interp()'s.
  *
- * Modules are found and pinned by mod_pin.c, which also makes the images
- * that read a module forced out with "rmmod -f" stop doing so.
+ * Modules are found and pinned by mod_pin.c; the images that read a
+ * module forced out with "rmmod -f" stop doing so (probes/forced_unload.c).
  */
 #define pr_fmt(fmt) "gtp: " fmt
 
@@ -33,7 +33,7 @@
 
 #include "kcompat.h"
 #include "ksym.h"
-#include "gtp_glue.h"
+#include "services.h"
 #include "kdata.h"
 
 static u64 ksym(const char *name)
