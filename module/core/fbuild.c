@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fbuild.c - writing the blocks of a frame being built (fbuild.h): M
- * blocks of memory, V blocks of variables, the $kstack block.  The
+ * blocks of memory (every M block of a frame is begun and ended here:
+ * collected memory, $kstack, $_sdata), V blocks of variables.  The
  * actions of the hit path (collect.c) and the side effects of agent
  * expressions (ax_hooks.c, entryval.c) write through these; none of them
  * knows about tracepoints, the run or the frame store.
@@ -134,19 +135,19 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
  */
 static s64 fb_kstack(struct gtp_fbuild *fb, const struct ax_env *env)
 {
-	u64 addr = GTP_KSTACK_ADDR;
-	u8 *h, *b;
+	u8 *h = fb_begin_mem(fb, GTP_KSTACK_ADDR), *b;
 	u32 n;
 
-	h = gtp_fb_room(fb, GTP_M_HDR + 8 * GTP_KSTACK_MAX);
 	if (!h)
 		return -ENOSPC;
-	b = h + GTP_M_HDR;
+	b = gtp_fb_room(fb, 8 * GTP_KSTACK_MAX);
+	if (!b) {
+		fb_end_mem(fb, h, 0);
+		return -ENOSPC;
+	}
 	n = gtp_host->kstack(env->tp, env->regs, (u64 *)b, GTP_KSTACK_MAX);
 	n = min_t(u32, n, GTP_KSTACK_MAX);
 	fb->len -= 8 * (GTP_KSTACK_MAX - n);
-	h[0] = 'M';
-	memcpy(h + 1, &addr, 8);
 	fb_end_mem(fb, h, 8 * n);
 	return n;
 }

@@ -10,11 +10,7 @@
  */
 #include "static_data.h"
 #include "fbuild.h"
-#include "frame.h"
-#include "packets.h"	/* GTP_G_SIZE */
-#include "regs.h"	/* the 'r' block */
-
-#define M_HDR	(1 + 8 + 2)	/* 'M', u64 address, u16 length */
+#include "fwalk.h"
 
 /* qTSTMat answers a marker only while this is set (QTinit..QTStart). */
 static bool stmat_open;
@@ -101,26 +97,16 @@ u32 gtp_sdata_collect(const struct pt_regs *regs, void *dst, u32 room)
 int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs)
 {
 	u64 rec[(sizeof(struct gtp_sdata_rec) / 8) + GTP_SDATA_MAX_ARGS];
-	u64 addr = GTP_SDATA_ADDR;
-	u16 len16;
 	u32 n;
-	u8 *h;
 
 	if (!fb)
 		return -EINVAL;
 	n = gtp_sdata_collect(regs, rec, sizeof(rec));
-	if (!n || M_HDR + n > fb->cap - fb->len) {
+	if (!n) {
 		fb->truncated = true;
 		return -ENOSPC;
 	}
-	h = fb->buf + fb->len;
-	len16 = n;
-	h[0] = 'M';
-	memcpy(h + 1, &addr, 8);
-	memcpy(h + 9, &len16, 2);
-	memcpy(h + M_HDR, rec, n);
-	fb->len += M_HDR + n;
-	return 0;
+	return gtp_fb_put_mem(fb, GTP_SDATA_ADDR, rec, n);
 }
 
 /**
@@ -130,53 +116,21 @@ int gtp_fb_sdata(struct gtp_fbuild *fb, const struct pt_regs *regs)
  * @off:	set to the record's offset in @frame
  * @len:	set to the record's length
  *
- * Walks the R/r/M/V blocks; a malformed frame simply has no record.
+ * Walks the blocks (fwalk.h); a malformed frame simply has no record.
  *
  * Return: 0 with @off and @len set, or -ENOENT when there is no record.
  */
 int gtp_frame_sdata_find(const u8 *frame, u32 flen, u32 *off, u32 *len)
 {
-	u32 p = GTP_FRAME_HDR;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 
-	while (p < flen) {
-		u64 addr;
-		u32 mask;
-		int vlen;
-		u16 n;
-
-		switch (frame[p]) {
-		case 'R':
-			p += 1 + GTP_G_SIZE;
-			break;
-		case GTP_RSUB_BLOCK:
-			/* an R action's registers alone (regs.h) */
-			if (flen - p < GTP_RSUB_HDR)
-				return -ENOENT;
-			memcpy(&mask, frame + p + 1, 4);
-			vlen = gtp_rsub_vals_len(mask);
-			if (vlen < 0)
-				return -ENOENT;
-			p += GTP_RSUB_HDR + vlen;
-			break;
-		case 'V':
-			p += 1 + 4 + 8;
-			break;
-		case 'M':
-			if (flen - p < M_HDR)
-				return -ENOENT;
-			memcpy(&addr, frame + p + 1, 8);
-			memcpy(&n, frame + p + 9, 2);
-			if (n > flen - p - M_HDR)
-				return -ENOENT;
-			if (addr == GTP_SDATA_ADDR) {
-				*off = p + M_HDR;
-				*len = n;
-				return 0;
-			}
-			p += M_HDR + n;
-			break;
-		default:
-			return -ENOENT;
+	gtp_fwalk_init(&w, frame, flen);
+	while (gtp_fwalk_next(&w, &b)) {
+		if (b.type == 'M' && b.addr == GTP_SDATA_ADDR) {
+			*off = b.data - frame;
+			*len = b.len;
+			return 0;
 		}
 	}
 	return -ENOENT;

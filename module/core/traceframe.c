@@ -38,24 +38,10 @@
  * tsave would mix the two numberings.
  */
 #include "traceframe.h"
+#include "fwalk.h"
 #include "tracepoint.h"
 #include "frame.h"
 #include "run.h"
-
-/* One block of a frame. */
-struct fblock {
-	char type;
-	const u8 *data;		/* R, r: regs; M: bytes */
-	u64 addr;		/* M */
-	u32 mask;		/* r: its registers */
-	u32 len;		/* R, r, M: bytes of data */
-	s32 tsv;		/* V */
-	s64 val;		/* V */
-};
-
-struct fwalk {
-	const u8 *p, *end;
-};
 
 static u16 frame_tpnum(const u8 *f)
 {
@@ -63,70 +49,6 @@ static u16 frame_tpnum(const u8 *f)
 
 	memcpy(&n, f, 2);
 	return n;
-}
-
-static void walk_init(struct fwalk *w, const u8 *f, u32 flen)
-{
-	u32 size;
-
-	memcpy(&size, f + 2, 4);
-	w->p = f + GTP_FRAME_HDR;
-	w->end = w->p + min_t(u32, size, flen - GTP_FRAME_HDR);
-}
-
-/* Next block, or false at the end (or at a malformed block). */
-static bool walk_next(struct fwalk *w, struct fblock *b)
-{
-	u16 len16;
-
-	if (w->p >= w->end)
-		return false;
-	b->type = *w->p++;
-	switch (b->type) {
-	case 'R':
-		if (w->end - w->p < GTP_G_SIZE)
-			return false;
-		b->data = w->p;
-		b->len = GTP_G_SIZE;
-		break;
-	case GTP_RSUB_BLOCK: {
-		int vlen;
-
-		if (w->end - w->p < 4)
-			return false;
-		memcpy(&b->mask, w->p, 4);
-		vlen = gtp_rsub_vals_len(b->mask);
-		w->p += 4;
-		/* only pt_regs' registers: an 'R' block is always larger */
-		if ((b->mask & ~GTP_RSUB_REGS) || w->end - w->p < vlen)
-			return false;
-		b->data = w->p;
-		b->len = vlen;
-		break;
-	}
-	case 'M':
-		if (w->end - w->p < 10)
-			return false;
-		memcpy(&b->addr, w->p, 8);
-		memcpy(&len16, w->p + 8, 2);
-		w->p += 10;
-		if (w->end - w->p < len16)
-			return false;
-		b->data = w->p;
-		b->len = len16;
-		break;
-	case 'V':
-		if (w->end - w->p < 12)
-			return false;
-		memcpy(&b->tsv, w->p, 4);
-		memcpy(&b->val, w->p + 4, 8);
-		b->len = 12;
-		break;
-	default:
-		return false;
-	}
-	w->p += b->len;
-	return true;
 }
 
 static const struct gtp_view_ops frame_view, gone_view;
@@ -161,12 +83,12 @@ static const u8 *cur_frame(struct gtp_conn *gc, u32 *len)
 static u64 frame_pc(const u8 *f, u32 flen)
 {
 	struct gtp_tp *tp = gtp_tp_find_num(frame_tpnum(f));
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	u64 pc;
 
-	walk_init(&w, f, flen);
-	while (walk_next(&w, &b)) {
+	gtp_fwalk_init(&w, f, flen);
+	while (gtp_fwalk_next(&w, &b)) {
 		if (b.type == 'R') {
 			memcpy(&pc, b.data + 8 * GTP_RSUB_PC, 8);
 			return pc;
@@ -200,8 +122,8 @@ static void frame_regs(struct gtp_conn *gc)
 	static const char xx[] = "xxxxxxxxxxxxxxxx";
 	const u8 *f, *regs = NULL;
 	struct gtp_tp *tp;
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	u64 mask = 0, pc;
 	u32 flen, off = 0, bmask = 0;
 	bool sub = false;
@@ -223,8 +145,8 @@ static void frame_regs(struct gtp_conn *gc)
 	tp = gtp_tp_find(frame_tpnum(f), pc);
 	if (!tp)
 		tp = gtp_tp_find_num(frame_tpnum(f));
-	walk_init(&w, f, flen);
-	while (!regs && walk_next(&w, &b)) {
+	gtp_fwalk_init(&w, f, flen);
+	while (!regs && gtp_fwalk_next(&w, &b)) {
 		if (b.type == 'R') {
 			regs = b.data;
 		} else if (b.type == GTP_RSUB_BLOCK) {
@@ -256,16 +178,16 @@ static void frame_regs(struct gtp_conn *gc)
 
 static size_t frame_mem(struct gtp_conn *gc, u64 addr, u8 *buf, size_t len)
 {
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	const u8 *f;
 	u32 flen;
 
 	f = cur_frame(gc, &flen);
 	if (!f)
 		return 0;
-	walk_init(&w, f, flen);
-	while (walk_next(&w, &b)) {
+	gtp_fwalk_init(&w, f, flen);
+	while (gtp_fwalk_next(&w, &b)) {
 		if (b.type != 'M' || addr < b.addr || addr - b.addr >= b.len)
 			continue;
 		len = min_t(u64, len, b.len - (addr - b.addr));
@@ -314,8 +236,8 @@ void gtp_traceframe_deselect(struct gtp_conn *gc)
 
 int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
 {
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	const u8 *f;
 	u32 flen;
 	int ret = -ENOENT;
@@ -325,9 +247,9 @@ int gtp_traceframe_tsv(struct gtp_conn *gc, u32 tsv, s64 *val)
 	f = cur_frame(gc, &flen);
 	if (!f)
 		return ret;
-	walk_init(&w, f, flen);
+	gtp_fwalk_init(&w, f, flen);
 	/* The last V block for the variable wins, as in gdb's tfile reader. */
-	while (walk_next(&w, &b))
+	while (gtp_fwalk_next(&w, &b))
 		if (b.type == 'V' && (u32)b.tsv == tsv) {
 			*val = b.val;
 			ret = 0;
@@ -452,16 +374,16 @@ static size_t tframe_info_cap(u32 flen)
 static size_t build_tframe_info(struct gtp_conn *gc, char *s, size_t cap)
 {
 	size_t n = 0;
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	const u8 *f;
 	u32 flen;
 
 	n += scnprintf(s + n, cap - n, "<traceframe-info>\n");
 	f = cur_frame(gc, &flen);
 	if (f) {
-		walk_init(&w, f, flen);
-		while (walk_next(&w, &b) && cap - n > 128) {
+		gtp_fwalk_init(&w, f, flen);
+		while (gtp_fwalk_next(&w, &b) && cap - n > 128) {
 			if (b.type == 'M')
 				n += scnprintf(s + n, cap - n,
 					"<memory start=\"0x%llx\" length=\"0x%x\"/>\n",
@@ -503,7 +425,7 @@ static void pkt_tframe_info(struct gtp_conn *gc, char *args)
 }
 
 /* An 'r' block as gdb's trace file has it: a whole 'R' block, @out. */
-static void rsub_to_g(const struct fblock *b, u8 *out)
+static void rsub_to_g(const struct gtp_fblock *b, u8 *out)
 {
 	u32 i, off = 0;
 
@@ -520,7 +442,7 @@ static void rsub_to_g(const struct fblock *b, u8 *out)
 }
 
 /* Extra bytes the served frame has: each 'r' block grows to an 'R' block. */
-static u32 rsub_growth(const struct fblock *b)
+static u32 rsub_growth(const struct gtp_fblock *b)
 {
 	return 1 + GTP_G_SIZE - (GTP_RSUB_HDR + b->len);
 }
@@ -531,12 +453,12 @@ static u32 rsub_growth(const struct fblock *b)
  */
 static u64 served_len(const u8 *f, u32 flen)
 {
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	u64 len = flen;
 
-	walk_init(&w, f, flen);
-	while (walk_next(&w, &b))
+	gtp_fwalk_init(&w, f, flen);
+	while (gtp_fwalk_next(&w, &b))
 		if (b.type == GTP_RSUB_BLOCK)
 			len += rsub_growth(&b);
 	return len;
@@ -568,8 +490,8 @@ static void reply_served(struct gtp_conn *gc, const u8 *f, u32 flen,
 {
 	u8 hdr[GTP_FRAME_HDR], g[1 + GTP_G_SIZE];
 	const u8 *raw;
-	struct fwalk w;
-	struct fblock b;
+	struct gtp_fwalk w;
+	struct gtp_fblock b;
 	u64 pos = 0;
 	u32 size;
 
@@ -581,9 +503,9 @@ static void reply_served(struct gtp_conn *gc, const u8 *f, u32 flen,
 	memcpy(hdr, f, 2);
 	memcpy(hdr + 2, &size, 4);
 	reply_part(gc, hdr, GTP_FRAME_HDR, &pos, &from, &n);
-	walk_init(&w, f, flen);
+	gtp_fwalk_init(&w, f, flen);
 	raw = w.p;
-	while (n && walk_next(&w, &b)) {
+	while (n && gtp_fwalk_next(&w, &b)) {
 		if (b.type != GTP_RSUB_BLOCK)
 			continue;
 		/* the stored bytes before it, then it as an 'R' block */

@@ -169,7 +169,7 @@ static void test_frame_block_roundtrip(void **state)
 	struct gtp_static_regs sr = make_regs(2);
 	u8 frame[512];
 	struct gtp_fbuild fb = { .buf = frame, .cap = sizeof(frame) };
-	u32 off, len;
+	u32 off, len, size;
 	u64 addr;
 	char text[64];
 	u64 rec[8];
@@ -187,6 +187,9 @@ static void test_frame_block_roundtrip(void **state)
 	assert_int_equal(gtp_fb_sdata(&fb, &sr.regs), 0);
 	assert_int_equal(fb.len, GTP_FRAME_HDR + 1 + GTP_G_SIZE + 15 + 13 +
 				 11 + gtp_sdata_size(2));
+	/* the header's size, as the store keeps it (collect.c) */
+	size = fb.len - GTP_FRAME_HDR;
+	memcpy(frame + 2, &size, 4);
 	memcpy(&addr, frame + fb.len - gtp_sdata_size(2) - 10, 8);
 	assert_int_equal(addr, GTP_SDATA_ADDR);
 
