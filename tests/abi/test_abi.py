@@ -20,6 +20,8 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 from gtpctl import abi  # noqa: E402
 
 # C type -> (struct code, size); the kernel's fixed-size types only
@@ -206,4 +208,4 @@ class Stream(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=1)
+    sys.exit(tap.main(globals(), all_skipped=0))

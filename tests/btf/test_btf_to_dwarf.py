@@ -20,6 +20,8 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 from gtpgdb import btf as B, dwarfgen, ksyms, symfile  # noqa: E402
 
 # Debian's default kernel of this release, as the guest harness picks it
@@ -268,4 +270,4 @@ class TestWithoutBtf(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    sys.exit(tap.main(globals(), all_skipped=0))

@@ -25,6 +25,8 @@ from fractions import Fraction
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 from gtpctl import copier, ctf, stream_ctf, streamer, trace  # noqa: E402
 
 BABELTRACE = shutil.which("babeltrace2")
@@ -504,4 +506,4 @@ class TestLiveCopy(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    sys.exit(tap.main(globals(), all_skipped=0))

@@ -25,6 +25,8 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import tap  # noqa: E402
 from gtpgdb import entryval as E  # noqa: E402
 
 SRC = os.path.join(REPO, "tests", "entryval", "ev.c")
@@ -442,4 +444,4 @@ class TestVmlinux(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    sys.exit(tap.main(globals(), all_skipped=0))
