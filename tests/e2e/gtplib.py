@@ -82,12 +82,7 @@ def reset_target():
 
 # gtp-ctl, the tool for boxes without gdb (docs/production.md)
 GTP_CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
-CTL_PRE = """set pagination off
-set confirm off
-set width 0
-source %s
-gtp-load-module gtp_test
-""" % GTP_PY
+CTL_PRE = GTP_HEAD + "gtp-load-module gtp_test\n"
 
 
 # a session whose condition and action read a module global: gdb encodes
@@ -123,8 +118,7 @@ def ctl(*args):
 def ctl_session(body, target="target remote /proc/gtp"):
     """One gdb with gtp_test's symbols, on target, running body."""
     out = gdb_script(CTL_PRE + target + "\n" + body, timeout=300)
-    expect_not(out, r"Fatal signal|internal-error|Remote connection closed|"
-               r"Bogus|Malformed|Remote failure|Traceback")
+    expect_not(out, SCRIPT_BUGS)
     return out
 
 

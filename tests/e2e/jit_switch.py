@@ -1,17 +1,13 @@
 """Sessions that run once with the JIT and once without (test_jit.py,
 test_jit_direct.py): the module parameter jit, and the gdb preamble such
 a pair of sessions needs."""
-from gtplib import GTP_PY, param
+from gtplib import GTP_HEAD, param
 
 # Not gtplib's GDB_HEAD: connecting before gtp_test's symbols are loaded,
 # gdb does not adopt the tracepoint the previous session left on the target.
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-target remote /proc/gtp
+HEAD = GTP_HEAD + """target remote /proc/gtp
 gtp-load-module gtp_test
-""" % GTP_PY
+"""
 
 
 def set_jit(on: bool) -> None:

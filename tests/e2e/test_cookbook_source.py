@@ -25,20 +25,15 @@ import re
 from actors import Actors
 from cookbook import recipe
 import gtplib
-from gtplib import GTP_PY, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
+from gtplib import GTP_HEAD, Skip, expect, expect_not, gdb_script, leaves_target_clean, \
     reset_target
 from vmlinuxlib import vmlinux_path
 
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-""" % GTP_PY
+HEAD = GTP_HEAD
 
 GDBPY = gtplib.GDBPY
 
-BAD = r"Fatal signal|internal-error|Remote connection closed|Bogus|Malformed|" \
-    r"Remote failure|Traceback|Python Exception|evaluation error|No symbol|" \
+BAD = gtplib.SCRIPT_BUGS + r"|evaluation error|No symbol|" \
     r"Error in sourced command file|cannot be translated|actors not done"
 
 O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND = 0o1, 0o2, 0o100, 0o1000, 0o2000

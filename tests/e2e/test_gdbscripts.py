@@ -5,14 +5,10 @@ Expected values come from the guest itself (/proc/kallsyms, /proc/modules,
 tracefs), not from the scripts under test.  The sessions that need no
 Python to check are cases, in cases/test_gdbscripts.case.
 """
-from gtplib import GTP_PY, expect, gdb_script
+from gtplib import GTP_HEAD, GTP_PY, expect, gdb_script
 
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-source %s
-""" % (GTP_PY, GTP_PY)
+# gtp.py sourced twice: a second source must change nothing
+HEAD = GTP_HEAD + "source %s\n" % GTP_PY
 
 
 def test_completion():

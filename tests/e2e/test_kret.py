@@ -8,17 +8,12 @@ cases: cases/test_kret.case.
 import os
 import re
 
-from gtplib import (GTP_PY, ctl, expect, expect_not, gdb_script, leaves_target_clean,
+from gtplib import (GTP_HEAD, GTP_PY, ctl, expect, expect_not, gdb_script, leaves_target_clean,
                     reset_target)
 
 BAD = r"Fatal signal|internal-error|Remote connection closed|Traceback"
 
-HEAD = """set pagination off
-set confirm off
-set width 0
-source %s
-gtp-connect
-""" % GTP_PY
+HEAD = GTP_HEAD + "gtp-connect\n"
 
 
 def session(body, timeout=400):
