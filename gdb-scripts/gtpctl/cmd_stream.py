@@ -129,6 +129,8 @@ def run_stream(args: argparse.Namespace) -> None:
         raise TraceError("--duration must be more than 0 seconds")
     if args.interval <= 0:
         raise TraceError("--interval must be more than 0 ms")
+    if not args.relayd and (args.session or args.relayd_protocol):
+        raise TraceError("--session and --relayd-protocol name a relayd session: give --relayd")
     live = args.from_file is None
     offer = _protocol(args.relayd_protocol)
     fd = open_stream(args.target_stream) if live else _open_saved(args.from_file)
@@ -172,8 +174,8 @@ def _protocol(text):
     if text is None:
         return None
     major, _, minor = text.partition(".")
-    if not (major.isdigit() and minor.isdigit()) or (int(major), int(minor)) > PROTOCOL \
-            or int(major) != PROTOCOL[0] or int(minor) < MIN_MINOR:
+    if not (major.isdigit() and minor.isdigit() and int(major) == PROTOCOL[0]
+            and MIN_MINOR <= int(minor) <= PROTOCOL[1]):
         raise TraceError("--relayd-protocol %s: gtp-ctl speaks %d.%d to %d.%d"
                          % (text, PROTOCOL[0], MIN_MINOR, *PROTOCOL))
     return int(major), int(minor)
