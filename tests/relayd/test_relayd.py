@@ -313,14 +313,19 @@ class TestLive(Tmp):
         """babeltrace2 net://.../host/H/SESSION attached to the live
         session prints each event once every CPU's stream has a later
         packet, before the run ends; at the end it has every event sent
-        after it attached, with its values."""
+        after it attached, with its values.  Protocol 2.13 and 2.4."""
         r = self.relayd()
+        for host, proto in (("hostL", None), ("hostM", "2.4")):
+            with self.subTest(proto=proto):
+                self.live(r, host, ["--relayd-protocol", proto] if proto else [])
+
+    def live(self, r, host, extra):
         recs, by_packet = many(1, 6)
-        s = Sender(self.tmp, r, "hostL", "live")
+        s = Sender(self.tmp, r, host, "live", *extra)
         s.write(*recs[:3])                              # DEFS, a packet of each CPU
-        until(lambda: r.indexed("hostL", "live") == 2, "the first packets on relayd")
+        until(lambda: r.indexed(host, "live") == 2, "the first packets on relayd")
         viewer = subprocess.Popen(
-            ["stdbuf", "-oL", BABELTRACE, "-i", "lttng-live", r.live_url("hostL", "live"),
+            ["stdbuf", "-oL", BABELTRACE, "-i", "lttng-live", r.live_url(host, "live"),
              "--params", 'session-not-found-action="end"', "--clock-cycles", "--no-delta"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines = []
@@ -328,7 +333,7 @@ class TestLive(Tmp):
         reader.start()
         try:
             # attached (at the streams' ends), it sees what comes next
-            until(lambda: r.viewers("hostL", "live") == 1, "the viewer attached")
+            until(lambda: r.viewers(host, "live") == 1, "the viewer attached")
             s.write(*recs[3:-2])
             # every packet but the last one's events are behind a later packet
             until(lambda: len(lines) >= 3 * (len(by_packet) - 3), "the live viewer's events")
@@ -349,6 +354,7 @@ class TestLive(Tmp):
         for line in lines:
             m = frames.LINE.match(line.rstrip("\n"))
             self.assertTrue(m, line)
+            self.assertEqual(m.group(2), host)
             got.append((int(m.group(1)), int(m.group(4)), m.group(3),
                         {k: int(v, 0) for k, v in frames.FIELD.findall(m.group(5))}))
         want = [e for evs in by_packet[2:] for e in evs]
