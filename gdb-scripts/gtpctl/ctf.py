@@ -255,8 +255,8 @@ class Trace:
     tap, if given, sees what is written as it is: tap.metadata(text) the
     whole metadata each time it is rewritten, tap.packet(instance, bytes,
     ts_begin, ts_end, content bits, packet bits, packet_seq_num,
-    events_discarded) each packet, tap.flush() and tap.close() (a relay
-    daemon's session, relay_trace.py)."""
+    events_discarded) each packet, and tap.close() (a relay daemon's
+    session, relay_trace.py)."""
 
     def __init__(self, path: str, clock: Clock, env: Optional[dict[str, Any]] = None,
                  uuid: Optional[uuidlib.UUID] = None, tap: Any = None) -> None:
@@ -353,8 +353,6 @@ class Trace:
             self.write_metadata()
         for s in self.streams.values():
             s.file.flush()
-        if self.tap is not None:
-            self.tap.flush()
 
     def close(self) -> None:
         self.flush()

@@ -13,16 +13,23 @@ on the control one, which is what lets a live viewer find packets as
 they arrive.  A CPU's stream is added with its first packet, as the local
 trace's stream file is created, so no stream is ever empty.
 
-While the converter waits for the spool to grow, every live period
-(the session's live timer) each stream gets a beacon: an index of packet
-size 0 whose end time is the stream's last packet's end.  That is all
-gtp-ctl knows of a CPU between its sub-buffers (the ring has no timer that
-would flush a partial one), so a live viewer shows an event once every
-CPU's stream has a later packet or has ended.
+No live beacons (an index of packet size 0 saying a stream has nothing
+up to a time) are sent.  A viewer takes a stream's beacon as leave to go
+on with the other streams past that time, and a CPU's next sub-buffer
+may hold events older than the other CPUs' newer packets: between its
+sub-buffers gtp-ctl knows nothing of a CPU (the ring has no timer that
+would hand out a partial one), so it cannot promise a time.  Without
+beacons relayd tells a viewer to retry, and it shows an event once every
+CPU's stream has a later packet or has ended
+(tests/relayd: test_a_late_cpu_keeps_the_order).
 
 When a run ends (every CPU's END) its streams are closed, after relayd
-said it has written them (DATA_PENDING); closing the connections ends the
-session.  The first failure (relayd gone, a command refused) is reported
+said it has written them (DATA_PENDING) and, from protocol 2.11, after
+they left their trace chunk for none (as lttng-sessiond does before it
+destroys a session: otherwise relayd drops the chunk with the streams,
+and a live viewer loses the packets it had not fetched yet; before 2.11
+there is no such command, and it does).  Closing the connections ends
+the session.  The first failure (relayd gone, a command refused) is reported
 once and ends the sending: the local trace goes on, nothing read is lost,
 and the exit status says it failed.
 """
@@ -34,7 +41,7 @@ from typing import Optional
 
 from .relayd import Relayd, RelaydError
 
-LIVE_TIMER_US = 1000000                 # lttng's default live timer, 1 s
+LIVE_TIMER_US = 1000000                 # the session's live timer, viewers' poll period: lttng's 1 s
 METADATA = "metadata"                   # relayd knows the metadata stream by this name
 CLOSE_METADATA = 2**64 - 1              # no data on the data connection: nothing to wait for
 
@@ -79,13 +86,12 @@ class RelaySession:
 
 
 class _Stream:
-    __slots__ = ("handle", "instance", "seq", "last_ts", "discarded")
+    __slots__ = ("handle", "seq", "packet_seq")
 
-    def __init__(self, handle, instance):
-        self.handle, self.instance = handle, instance
+    def __init__(self, handle):
+        self.handle = handle
         self.seq = 0                    # the next packet's network sequence number
-        self.last_ts = None
-        self.discarded = 0
+        self.packet_seq = 0             # the next packet's packet_seq_num (CTF)
 
 
 class RelayTrace:
@@ -97,7 +103,6 @@ class RelayTrace:
         self.meta = None                # the metadata stream's handle
         self.sent = ""                  # the metadata text sent so far
         self.streams = {}               # instance -> _Stream
-        self.next_beacon = time.monotonic()
 
     def _do(self, fn, *a):
         """fn(*a) unless sending failed before; a failure ends it."""
@@ -136,28 +141,14 @@ class RelayTrace:
         r = self.session.relayd
         s = self.streams.get(instance)
         if s is None:
-            s = self.streams[instance] = _Stream(
-                r.add_stream("stream_%d" % instance, self.path), instance)
+            s = self.streams[instance] = _Stream(r.add_stream("stream_%d" % instance,
+                                                              self.path))
             r.streams_sent()
         r.packet(s.handle, s.seq, data)
         r.index(s.handle, s.seq, packet_bits, content_bits, ts_begin, ts_end, discarded,
                 instance, packet_seq)
         s.seq += 1
-        s.last_ts, s.discarded = ts_end, discarded
-
-    def flush(self) -> None:
-        """The converter caught up with the spool: beacons, once a live
-        period."""
-        now = time.monotonic()
-        if now >= self.next_beacon:
-            self.next_beacon = now + LIVE_TIMER_US / 1e6
-            self._do(self._beacons)
-
-    def _beacons(self):
-        r = self.session.relayd
-        for s in self.streams.values():
-            r.index(s.handle, s.seq - 1, 0, 0, s.last_ts, s.last_ts, s.discarded,
-                    s.instance, 0)
+        s.packet_seq = packet_seq + 1
 
     def close(self) -> None:
         """The run is over: its streams end once relayd has them all."""
@@ -176,6 +167,8 @@ class RelayTrace:
                                   % (r.where, self.path, r.timeout))
             if pending:
                 time.sleep(0.01)
+        if r.version[1] >= 11 and self.streams:
+            r.rotate_to_no_chunk([(s.handle, s.packet_seq) for s in self.streams.values()])
         for s in self.streams.values():
             r.close_stream(s.handle, s.seq - 1)
         if self.meta is not None:

@@ -14,7 +14,7 @@ sessiond-comm.h's enum lttcomm_relayd_command; this module speaks the
 subset a tracer needs: version, create session (and, from 2.11, its trace
 chunk), add stream, streams sent, metadata, data, index (and the live
 beacon, an index of packet size 0), data pending, quiescent control,
-close stream.
+rotation to no chunk (2.11), close stream.
 
 Versions: we offer PROTOCOL and relayd answers its own; both then use the
 lower minor (relayd adapts to an older peer).  A different major, or a
@@ -43,11 +43,11 @@ MIN_MINOR = 4
 # enum lttcomm_relayd_command
 ADD_STREAM, CREATE_SESSION, VERSION, SEND_METADATA = 1, 2, 5, 6
 CLOSE_STREAM, DATA_PENDING, QUIESCENT_CONTROL = 7, 8, 9
-SEND_INDEX, STREAMS_SENT, CREATE_TRACE_CHUNK = 13, 16, 19
+SEND_INDEX, STREAMS_SENT, ROTATE_STREAMS, CREATE_TRACE_CHUNK = 13, 16, 18, 19
 _NAMES = {ADD_STREAM: "ADD_STREAM", CREATE_SESSION: "CREATE_SESSION", VERSION: "VERSION",
           SEND_METADATA: "SEND_METADATA", CLOSE_STREAM: "CLOSE_STREAM",
           DATA_PENDING: "DATA_PENDING", QUIESCENT_CONTROL: "QUIESCENT_CONTROL",
-          SEND_INDEX: "SEND_INDEX", STREAMS_SENT: "STREAMS_SENT",
+          SEND_INDEX: "SEND_INDEX", STREAMS_SENT: "STREAMS_SENT", ROTATE_STREAMS: "ROTATE_STREAMS",
           CREATE_TRACE_CHUNK: "CREATE_TRACE_CHUNK"}
 
 LTTNG_OK = 10                           # enum lttng_error_code
@@ -68,6 +68,10 @@ CREATE_2_4 = struct.Struct(">255s64sII")
 ADD_STREAM_2_11 = struct.Struct(">IIQQQ")
 ADD_STREAM_2_2 = struct.Struct(">264s4096sQQ")
 CHUNK_MSG = struct.Struct(">QQI")       # chunk id, creation time, no name
+# stream count, then the new chunk (unset: none) as unpatched 2.11 x86-64
+# peers laid it out (7 bytes after is_set), which every relayd since reads
+ROTATE_HEAD = struct.Struct(">IB7xQ")
+ROTATE_POS = struct.Struct(">QQ")       # stream handle, first packet_seq_num of the new chunk
 METADATA_HEAD = struct.Struct(">QI")    # stream handle, padding
 CLOSE_MSG = struct.Struct(">QQ")        # stream handle, last network sequence number
 INDEX = struct.Struct(">10Q")           # lttcomm_relayd_index, 2.8 and later
@@ -278,6 +282,15 @@ class Relayd:
         """QUIESCENT_CONTROL: relayd has handled every command before it
         (the metadata sent without a reply included)."""
         self._command(QUIESCENT_CONTROL, struct.pack(">Q", handle))
+
+    def rotate_to_no_chunk(self, positions: list[tuple[int, int]]) -> None:
+        """ROTATE_STREAMS (2.11 and later) of each (handle, next
+        packet_seq_num) to no trace chunk, as lttng-sessiond does before
+        it destroys a session: relayd keeps the current chunk for the
+        live viewers still reading it, which a stream closed while in a
+        chunk would take from them."""
+        self._command(ROTATE_STREAMS, ROTATE_HEAD.pack(len(positions), 0, 0)
+                      + b"".join(ROTATE_POS.pack(h, seq) for h, seq in positions))
 
     def close_stream(self, handle: int, last_seq: int) -> None:
         self._command(CLOSE_STREAM, CLOSE_MSG.pack(handle, last_seq))

@@ -10,7 +10,8 @@ test_ctf_writer.py builds them), given to gtp-ctl as a saved spool
 live path: copier and converter processes).  It checks what relayd wrote
 (every event, in order, with its values; the same bytes as the local
 trace; one index entry per packet), a live viewer (babeltrace2's
-lttng-live source) seeing events while the stream goes on, four senders
+lttng-live source) seeing events while the stream goes on and in time
+order when a CPU's packet comes late, four senders
 into one relayd with one killed mid-stream, and the errors: relayd
 unreachable, of an incompatible version (a stand-in server answering
 VERSION: no such relayd is at hand), refusing a command, dying mid-stream.
@@ -361,6 +362,48 @@ class TestLive(Tmp):
         self.assertEqual(got, sorted(want))
         self.assertGreaterEqual(before_end, 3 * (len(by_packet) - 3))
         self.assertLess(before_end, len(want))          # and the rest only at the end
+
+
+    def test_a_late_cpu_keeps_the_order(self):
+        """A CPU whose sub-buffer completes late holds events older than
+        another CPU's newer packets: the viewer must wait for it, not show
+        the newer ones first and then fail on time going backwards.  A gap
+        of more than a live period (1 s) comes between the two."""
+        r = self.relayd()
+        recs = [frames.defs_record()]
+        seq = {0: 0, 1: 0}
+
+        def pk(cpu, *offsets):
+            fr = [(frames.TSC + o, 1, frames.tp1(o, cpu)[0]) for o in offsets]
+            evs = [(ts, cpu, "tp1_gtp_test_function", frames.tp1(o, cpu)[1])
+                   for (ts, _, _), o in zip(fr, offsets)]
+            seq[cpu] += 1
+            return frames.packet(cpu, fr, seq[cpu] - 1, 0), evs
+        first = [pk(0, 1000), pk(1, 1001)]
+        early = [pk(0, 2000, 2001), pk(0, 3000, 3001)]
+        late = pk(1, 1500, 2500, 3500)
+        s = Sender(self.tmp, r, "hostO", "order")
+        s.write(recs[0], *(p for p, _ in first))
+        until(lambda: r.indexed("hostO", "order") == 2, "the first packets on relayd")
+        viewer = subprocess.Popen(
+            [BABELTRACE, "-i", "lttng-live", r.live_url("hostO", "order"),
+             "--params", 'session-not-found-action="end"', "--clock-cycles", "--no-delta"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            until(lambda: r.viewers("hostO", "order") == 1, "the viewer attached")
+            s.write(*(p for p, _ in early))
+            time.sleep(1.3)
+            s.write(late[0], frames.record(3, 0, 1), frames.record(3, 1, 1))
+            rc, so, se = s.finish()
+            self.assertEqual(rc, 0, se)
+            out, err = viewer.communicate(timeout=WAIT)
+        finally:
+            if viewer.poll() is None:
+                viewer.kill()
+                viewer.communicate()
+        self.assertEqual(viewer.returncode, 0, err)
+        got = [int(frames.LINE.match(line).group(1)) for line in out.splitlines()]
+        self.assertEqual(got, sorted(e[0] for _, evs in early + [late] for e in evs))
 
 
 class TestFleet(Tmp):
