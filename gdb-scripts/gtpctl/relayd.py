@@ -32,7 +32,6 @@ import socket
 import struct
 import time
 import uuid as uuidlib
-from typing import Optional
 
 from .trace import TraceError
 
@@ -148,8 +147,8 @@ class Relayd:
         return s
 
     def close(self) -> None:
-        """Close both connections: relayd ends the session's streams (a
-        viewer reads them to their last packet, then sees them end)."""
+        """Close both connections: relayd ends the session (and closes
+        the streams still open in it)."""
         for s in (self.control, self.data):
             try:
                 s.close()
@@ -157,10 +156,9 @@ class Relayd:
                 pass
 
     # -- the control connection --------------------------------------------
-    def _send(self, cmd: int, payload: bytes = b"", size: Optional[int] = None) -> None:
-        head = HDR.pack(0, len(payload) if size is None else size, cmd, 0)
+    def _send(self, cmd: int, payload: bytes = b"") -> None:
         try:
-            self.control.sendall(head + payload)
+            self.control.sendall(HDR.pack(0, len(payload), cmd, 0) + payload)
         except OSError as e:
             raise self._lost(cmd, e)
 
@@ -262,8 +260,8 @@ class Relayd:
               ts_begin: int, ts_end: int, discarded: int, instance: int,
               packet_seq: int) -> None:
         """SEND_INDEX of the packet sent with network sequence number seq;
-        packet_bits 0 is a live beacon: the stream has nothing new up to
-        ts_end."""
+        packet_bits 0 would be a live beacon, the stream having nothing new
+        up to ts_end (relay_trace.py says why gtp-ctl sends none)."""
         msg = INDEX.pack(handle, seq, packet_bits, content_bits, ts_begin, ts_end,
                          discarded, 0, instance, packet_seq)
         self._command(SEND_INDEX, msg if self.version[1] >= 8 else msg[:INDEX_2_4])
