@@ -309,6 +309,49 @@ class TestOnDisk(Tmp):
         self.assertEqual(read(r.trace_dir("hostR", "runs", "run-2"))[0], want2)
 
 
+class Viewer:
+    """babeltrace2's lttng-live source on a session, its lines as they come
+    (line-buffered); it ends when relayd says the session has."""
+
+    def __init__(self, r, host, session):
+        self.proc = subprocess.Popen(
+            ["stdbuf", "-oL", BABELTRACE, "-i", "lttng-live", r.live_url(host, session),
+             "--params", 'session-not-found-action="end"', "--clock-cycles", "--no-delta"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout))
+        self.reader.start()
+        until(lambda: r.viewers(host, session) == 1, "the viewer attached")
+
+    def wait_lines(self, n, what):
+        until(lambda: len(self.lines) >= n, what)
+        return len(self.lines)
+
+    def finish(self):
+        """(exit status, [(cycles, cpu, event name, fields)], stderr)"""
+        try:
+            self.proc.wait(WAIT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.reader.join()
+            err = self.proc.stderr.read()
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+        got = []
+        for line in self.lines:
+            m = frames.LINE.match(line.rstrip("\n"))
+            assert m, line
+            got.append((int(m.group(1)), int(m.group(4)), m.group(3),
+                        {k: int(v, 0) for k, v in frames.FIELD.findall(m.group(5))}))
+        return self.proc.returncode, got, err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.reader.join()
+
+
 class TestLive(Tmp):
     def test_viewer_sees_events_while_they_come(self):
         """babeltrace2 net://.../host/H/SESSION attached to the live
@@ -325,85 +368,54 @@ class TestLive(Tmp):
         s = Sender(self.tmp, r, host, "live", *extra)
         s.write(*recs[:3])                              # DEFS, a packet of each CPU
         until(lambda: r.indexed(host, "live") == 2, "the first packets on relayd")
-        viewer = subprocess.Popen(
-            ["stdbuf", "-oL", BABELTRACE, "-i", "lttng-live", r.live_url(host, "live"),
-             "--params", 'session-not-found-action="end"', "--clock-cycles", "--no-delta"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        lines = []
-        reader = threading.Thread(target=lambda: lines.extend(viewer.stdout))
-        reader.start()
-        try:
-            # attached (at the streams' ends), it sees what comes next
-            until(lambda: r.viewers(host, "live") == 1, "the viewer attached")
-            s.write(*recs[3:-2])
-            # every packet but the last one's events are behind a later packet
-            until(lambda: len(lines) >= 3 * (len(by_packet) - 3), "the live viewer's events")
-            before_end = len(lines)
-            s.write(*recs[-2:])                         # END of both CPUs
-            rc, so, se = s.finish()
-            self.assertEqual(rc, 0, se)
-            viewer.wait(WAIT)
-        finally:
-            if viewer.poll() is None:
-                viewer.kill()
-            reader.join()
-        err = viewer.stderr.read()
-        viewer.stdout.close()
-        viewer.stderr.close()
-        self.assertEqual(viewer.returncode, 0, err)
-        got = []
-        for line in lines:
-            m = frames.LINE.match(line.rstrip("\n"))
-            self.assertTrue(m, line)
-            self.assertEqual(m.group(2), host)
-            got.append((int(m.group(1)), int(m.group(4)), m.group(3),
-                        {k: int(v, 0) for k, v in frames.FIELD.findall(m.group(5))}))
+        v = Viewer(r, host, "live")                     # at the streams' ends: sees what comes
+        self.addCleanup(v.kill)
+        s.write(*recs[3:-2])
+        # every packet but the last one's events are behind a later packet
+        before_end = v.wait_lines(3 * (len(by_packet) - 3), "the live viewer's events")
+        s.write(*recs[-2:])                             # END of both CPUs
+        rc, so, se = s.finish()
+        self.assertEqual(rc, 0, se)
+        rc, got, err = v.finish()
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(all(line.split()[1] == host for line in v.lines))
         want = [e for evs in by_packet[2:] for e in evs]
         self.assertEqual(got, sorted(want))
-        self.assertGreaterEqual(before_end, 3 * (len(by_packet) - 3))
         self.assertLess(before_end, len(want))          # and the rest only at the end
-
 
     def test_a_late_cpu_keeps_the_order(self):
         """A CPU whose sub-buffer completes late holds events older than
-        another CPU's newer packets: the viewer must wait for it, not show
-        the newer ones first and then fail on time going backwards.  A gap
-        of more than a live period (1 s) comes between the two."""
+        another CPU's newer packets: the viewer waits for it, shows its
+        older event first, and does not fail on time going backwards.
+        More than a live period (1 s) passes between the two."""
         r = self.relayd()
-        recs = [frames.defs_record()]
         seq = {0: 0, 1: 0}
 
         def pk(cpu, *offsets):
             fr = [(frames.TSC + o, 1, frames.tp1(o, cpu)[0]) for o in offsets]
-            evs = [(ts, cpu, "tp1_gtp_test_function", frames.tp1(o, cpu)[1])
-                   for (ts, _, _), o in zip(fr, offsets)]
             seq[cpu] += 1
-            return frames.packet(cpu, fr, seq[cpu] - 1, 0), evs
+            return frames.packet(cpu, fr, seq[cpu] - 1, 0), [frames.TSC + o for o in offsets]
         first = [pk(0, 1000), pk(1, 1001)]
         early = [pk(0, 2000, 2001), pk(0, 3000, 3001)]
         late = pk(1, 1500, 2500, 3500)
         s = Sender(self.tmp, r, "hostO", "order")
-        s.write(recs[0], *(p for p, _ in first))
+        s.write(frames.defs_record(), *(p for p, _ in first))
         until(lambda: r.indexed("hostO", "order") == 2, "the first packets on relayd")
-        viewer = subprocess.Popen(
-            [BABELTRACE, "-i", "lttng-live", r.live_url("hostO", "order"),
-             "--params", 'session-not-found-action="end"', "--clock-cycles", "--no-delta"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            until(lambda: r.viewers("hostO", "order") == 1, "the viewer attached")
-            s.write(*(p for p, _ in early))
-            time.sleep(1.3)
-            s.write(late[0], frames.record(3, 0, 1), frames.record(3, 1, 1))
-            rc, so, se = s.finish()
-            self.assertEqual(rc, 0, se)
-            out, err = viewer.communicate(timeout=WAIT)
-        finally:
-            if viewer.poll() is None:
-                viewer.kill()
-                viewer.communicate()
-        self.assertEqual(viewer.returncode, 0, err)
-        got = [int(frames.LINE.match(line).group(1)) for line in out.splitlines()]
-        self.assertEqual(got, sorted(e[0] for _, evs in early + [late] for e in evs))
+        v = Viewer(r, "hostO", "order")
+        self.addCleanup(v.kill)
+        s.write(*(p for p, _ in early))
+        until(lambda: r.indexed("hostO", "order") == 4, "the early packets on relayd")
+        time.sleep(1.3)
+        self.assertEqual(v.lines, [])                   # it waits for cpu 1
+        s.write(late[0])
+        # up to cpu 1's next packet, which cpu 0's 3000 waits for
+        v.wait_lines(4, "the late CPU's events")
+        s.write(frames.record(3, 0, 1), frames.record(3, 1, 1))
+        rc, so, se = s.finish()
+        self.assertEqual(rc, 0, se)
+        rc, got, err = v.finish()
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([g[0] for g in got], sorted(early[0][1] + early[1][1] + late[1]))
 
 
 class TestFleet(Tmp):
