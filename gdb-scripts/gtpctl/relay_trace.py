@@ -41,7 +41,7 @@ from typing import Optional
 
 from .relayd import Relayd, RelaydError
 
-LIVE_TIMER_US = 1000000                 # the session's live timer, viewers' poll period: lttng's 1 s
+LIVE_TIMER_US = 1000000                 # the session's live timer (viewers' poll period), lttng's
 METADATA = "metadata"                   # relayd knows the metadata stream by this name
 CLOSE_METADATA = 2**64 - 1              # no data on the data connection: nothing to wait for
 
