@@ -32,5 +32,7 @@ checkout; installed (gdb-scripts/pyproject.toml, package gtptrace-tools)
   streamer.py    the record stream -> one CTF trace per run
   copier.py      the stream's hot path: records moved to a spool, not decoded
   converter.py   the spool (or a --from-file) -> CTF; progress, summary
+  relayd.py      LTTng's relay daemon protocol, the sending side
+  relay_trace.py the CTF traces being written, sent to relayd (--relayd)
   cmd_stream.py  the stream subcommand: the reading and converting processes
 """

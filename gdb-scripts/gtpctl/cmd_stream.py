@@ -24,6 +24,13 @@ conversion failed, and with --save-raw FILE, which is then the spool).
 
 --from-file replays a raw record stream saved with --save-raw (the proc
 file cannot be copied with cat: its reads never wait).
+
+--relayd HOST sends the trace to an LTTng relay daemon too, as a live
+session (relay_trace.py, relayd.py): the converter hands relayd every
+packet and metadata update it writes to DIR, so DIR stays whole whatever
+becomes of relayd, and keeps the spool too if sending failed.  The
+connection and the session are made before the first read, so a relayd
+that cannot be reached or speaks another protocol costs nothing.
 """
 from __future__ import annotations
 
@@ -35,6 +42,8 @@ import time
 
 from .converter import READ, convert, summary, writer_done
 from .copier import Copier
+from .relay_trace import RelaySession
+from .relayd import MIN_MINOR, PROTOCOL
 from .stream_ctf import Host
 from .stream_defs import DEFAULT_STREAM, open_stream
 from .streamer import prepare_dir
@@ -120,14 +129,24 @@ def run_stream(args: argparse.Namespace) -> None:
         raise TraceError("--duration must be more than 0 seconds")
     if args.interval <= 0:
         raise TraceError("--interval must be more than 0 ms")
+    if not args.relayd and (args.session or args.relayd_protocol):
+        raise TraceError("--session and --relayd-protocol name a relayd session: give --relayd")
     live = args.from_file is None
+    offer = _protocol(args.relayd_protocol)
     fd = open_stream(args.target_stream) if live else _open_saved(args.from_file)
     status = 1
     created = False
+    relay = None
     try:
         created = prepare_dir(args.ctf, args.force)
-        status = _live(args, fd) if live else _replay(args, fd)
+        host = Host(args.hostname or os.uname().nodename, live)
+        if args.relayd:
+            relay = RelaySession(args.relayd, args.session or _session_name(args.ctf),
+                                 host.name, args.ctf, offer)
+        status = _live(args, fd, host, relay) if live else _replay(args, fd, host, relay)
     finally:
+        if relay is not None:
+            relay.close()
         os.close(fd)
         if created:
             try:
@@ -145,25 +164,41 @@ def _open_saved(path):
         raise TraceError("cannot read %s: %s" % (path, e.strerror))
 
 
-def _replay(args, fd):
+def _session_name(ctf_dir):
+    """The relayd session's default name: the trace directory's."""
+    return os.path.basename(os.path.normpath(os.path.abspath(ctf_dir)))
+
+
+def _protocol(text):
+    """--relayd-protocol 2.N -> (2, N), within what relayd.py speaks."""
+    if text is None:
+        return None
+    major, _, minor = text.partition(".")
+    if not (major.isdigit() and minor.isdigit() and int(major) == PROTOCOL[0]
+            and MIN_MINOR <= int(minor) <= PROTOCOL[1]):
+        raise TraceError("--relayd-protocol %s: gtp-ctl speaks %d.%d to %d.%d"
+                         % (text, PROTOCOL[0], MIN_MINOR, *PROTOCOL))
+    return int(major), int(minor)
+
+
+def _replay(args, fd, host, relay):
     """--from-file: a saved record stream, converted in this process."""
-    st = convert(args, fd, args.from_file, None,
-                 Host(args.hostname or os.uname().nodename, False))
-    summary(st, args.ctf, False)
-    return 0
+    st = convert(args, fd, args.from_file, None, host, relay)
+    summary(st, args.ctf, False, relay)
+    return 1 if relay is not None and relay.failed else 0
 
 
-def _live(args, fd):
+def _live(args, fd, host, relay):
     """The proc file: the spool, then the two processes."""
     spool = args.save_raw or os.path.join(args.ctf, SPOOL)
     try:
         out = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     except OSError as e:
         raise TraceError("cannot write %s: %s" % (spool, e.strerror))
-    return _stream(args, fd, out, spool, Host(args.hostname or os.uname().nodename, True))
+    return _stream(args, fd, out, spool, host, relay)
 
 
-def _stream(args, fd, out, spool, host):
+def _stream(args, fd, out, spool, host, relay):
     """Copy in this process, convert in a child; the child's exit status.
     The spool goes once the child converted it."""
     rfd, wfd = os.pipe()
@@ -173,8 +208,10 @@ def _stream(args, fd, out, spool, host):
         os.close(fd)
         os.close(out)
         os.close(wfd)
-        _converter(args, spool, rfd, host)      # never returns
+        _converter(args, spool, rfd, host, relay)       # never returns
     os.close(rfd)
+    if relay is not None:
+        relay.close()                   # our copy: the connections are the child's
     cp = Copier(args.target_stream, args.duration is None)
     deadline = None if args.duration is None else time.monotonic() + args.duration
     state = {"status": None}
@@ -217,8 +254,9 @@ def _stream(args, fd, out, spool, host):
     return state["status"]
 
 
-def _converter(args, spool, done_fd, host):
-    """The child: the spool to CTF, the progress line and the summary."""
+def _converter(args, spool, done_fd, host, relay):
+    """The child: the spool to CTF (and to relayd), the progress line and
+    the summary."""
     stop = _Stop()
     stop.__enter__()                    # Ctrl-C reaches the whole group: the copier decides
     try:
@@ -228,9 +266,12 @@ def _converter(args, spool, done_fd, host):
     code = 0
     try:
         fd = _open_saved(spool)
-        st = convert(args, fd, args.target_stream, done_fd, host)
+        st = convert(args, fd, args.target_stream, done_fd, host, relay)
         interrupted = writer_done(done_fd) and os.read(done_fd, 1) == b"i"
-        summary(st, args.ctf, interrupted)
+        summary(st, args.ctf, interrupted, relay)
+        if relay is not None:
+            code = 1 if relay.failed else 0
+            relay.close()
     except KeyboardInterrupt:
         code = 1
     except TraceError as e:
@@ -284,4 +325,13 @@ def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpForma
     p.add_argument("--from-file", metavar="FILE",
                    help="read a raw record stream saved earlier (--save-raw) instead "
                         "of the live file, to its end")
+    p.add_argument("--relayd", metavar="HOST[:PORT[:DATA_PORT]]",
+                   help="also send the trace to an LTTng relay daemon (lttng-relayd) as "
+                        "a live session, HOST/SESSION (control port 5342, data port "
+                        "5343 unless given); DIR is written all the same")
+    p.add_argument("--session", metavar="NAME",
+                   help="the relayd session's name (default: DIR's name)")
+    p.add_argument("--relayd-protocol", metavar="2.N",
+                   help="offer relayd protocol 2.N rather than %d.%d (it speaks the "
+                        "lower of both; 2.%d at least)" % (PROTOCOL + (MIN_MINOR,)))
     p.set_defaults(func=run_stream)

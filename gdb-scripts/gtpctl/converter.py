@@ -19,6 +19,7 @@ import sys
 import time
 from typing import Callable, Optional
 
+from .relay_trace import RelaySession
 from .stream_ctf import Host
 from .streamer import Streamer
 from .trace import TraceError
@@ -32,11 +33,12 @@ def writer_done(fd: int) -> bool:
 
 
 def convert(args: argparse.Namespace, fd: int, origin: str, done_fd: Optional[int],
-            host: Host) -> Streamer:
-    """The records read from fd as CTF in args.ctf, with the progress line
-    on a terminal.  done_fd: the copier's pipe, while fd is a spool that
-    grows until it closes; None: fd holds the whole stream (--from-file)."""
-    st = Streamer(args.ctf, origin, args.duration is None, host)
+            host: Host, relay: Optional[RelaySession] = None) -> Streamer:
+    """The records read from fd as CTF in args.ctf (and to relay), with
+    the progress line on a terminal.  done_fd: the copier's pipe, while fd
+    is a spool that grows until it closes; None: fd holds the whole stream
+    (--from-file)."""
+    st = Streamer(args.ctf, origin, args.duration is None, host, relay)
     progress = Progress(sys.stderr.isatty() and not args.quiet)
     try:
         follow(st, fd, done_fd, args.interval / 1000.0, progress.update)
@@ -103,7 +105,7 @@ def _size(n):
         n /= 1024.0
 
 
-def summary(st, out_dir, interrupted):
+def summary(st, out_dir, interrupted, relay=None):
     if st.rest and not st.done:
         print("gtp-ctl stream: the stream ended inside a record (%d bytes of it "
               "dropped)" % len(st.rest), file=sys.stderr)
@@ -118,5 +120,7 @@ def summary(st, out_dir, interrupted):
         print("runs: %s" % ", ".join("%d in %s" % (r.run, r.path) for r in st.runs))
     for note in st.notes:
         print(note)
+    if relay is not None and st.runs:
+        print("sent to %s%s" % (relay.where, " until it failed" if relay.failed else ""))
     if not st.runs:
         print("no run started (gtp-ctl start, or tstart in gdb): nothing written")

@@ -236,7 +236,11 @@ class Stream:
                                 ts_begin, ts_end, content * 8, (content + pad) * 8,
                                 self.seq, self.discarded,
                                 self.instance if cpu is None else cpu)
-        self.file.write(b"".join((head, events, b"\0" * pad)))
+        data = b"".join((head, events, b"\0" * pad))
+        self.file.write(data)
+        if tr.tap is not None:
+            tr.tap.packet(self.instance, data, ts_begin, ts_end, content * 8,
+                          (content + pad) * 8, self.seq, self.discarded)
         self.seq += 1
         self.last_ts = ts_end
         tr.bytes_written += content + pad
@@ -246,11 +250,18 @@ class Stream:
 
 
 class Trace:
-    """A CTF trace being written to directory path (created if needed)."""
+    """A CTF trace being written to directory path (created if needed).
+
+    tap, if given, sees what is written as it is: tap.metadata(text) the
+    whole metadata each time it is rewritten, tap.packet(instance, bytes,
+    ts_begin, ts_end, content bits, packet bits, packet_seq_num,
+    events_discarded) each packet, and tap.close() (a relay daemon's
+    session, relay_trace.py)."""
 
     def __init__(self, path: str, clock: Clock, env: Optional[dict[str, Any]] = None,
-                 uuid: Optional[uuidlib.UUID] = None) -> None:
+                 uuid: Optional[uuidlib.UUID] = None, tap: Any = None) -> None:
         self.path = path
+        self.tap = tap
         self.clock = clock
         self.env = dict(env or {})
         self.uuid = uuid or uuidlib.uuid4()
@@ -327,10 +338,13 @@ class Trace:
         the new one, never a part."""
         path = os.path.join(self.path, "metadata")
         tmp = os.path.join(self.path, ".metadata.tmp")
+        text = self.metadata()
         with open(tmp, "w") as f:
-            f.write(self.metadata())
+            f.write(text)
         os.rename(tmp, path)
         self.dirty = False
+        if self.tap is not None:
+            self.tap.metadata(text)
 
     def flush(self) -> None:
         """Push what the streams buffered to the files (a reader looking
@@ -344,6 +358,8 @@ class Trace:
         self.flush()
         for s in self.streams.values():
             s.close()
+        if self.tap is not None:
+            self.tap.close()
 
 
 def clear(path: str) -> None:

@@ -155,7 +155,7 @@ class Host:
 class RunTrace:
     """One run written as one CTF trace."""
 
-    def __init__(self, defs: Defs, path: str, host: Host) -> None:
+    def __init__(self, defs: Defs, path: str, host: Host, tap: Any = None) -> None:
         self.defs = defs
         self.run = defs.run
         self.path = path
@@ -171,7 +171,7 @@ class RunTrace:
         for k in ("size", "subbuf", "circular"):
             if k in defs.buffer:
                 env["buffer_" + k] = defs.buffer[k]
-        self.ctf = ctf.Trace(path, clock, env)
+        self.ctf = ctf.Trace(path, clock, env, tap=tap)
         self.plans = {}               # (tpnum, size) -> plan
         self.classes = {}             # (tpnum, fields) -> EventClass
         self.shapes = {}              # tpnum -> number of classes so far

@@ -19,7 +19,7 @@ when a new run begins before that.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from . import ctf
 from .stream_ctf import RunTrace
@@ -27,14 +27,17 @@ from .stream_defs import DEFS, END, PACKET, REC, Defs, DefsPieces, check_record
 from .trace import TraceError
 
 if TYPE_CHECKING:
+    from .relay_trace import RelaySession
     from .stream_ctf import Host
 
 class Streamer:
     """The record stream -> one RunTrace per run, and the counts the
     progress line and the summary show."""
 
-    def __init__(self, out_dir: str, origin: str, until_stop: bool, host: Host) -> None:
+    def __init__(self, out_dir: str, origin: str, until_stop: bool, host: Host,
+                 relay: Optional[RelaySession] = None) -> None:
         self.out_dir = out_dir
+        self.relay = relay            # each run's trace also goes there (--relayd)
         self.origin = origin
         self.until_stop = until_stop
         self.host = host
@@ -122,7 +125,8 @@ class Streamer:
         path = self.out_dir if not self.runs else os.path.join(self.out_dir, "run-%d" % defs.run)
         if self.runs:
             prepare_dir(path, force=True)
-        rt = RunTrace(defs, path, self.host)
+        rt = RunTrace(defs, path, self.host,
+                      self.relay.trace(defs.run) if self.relay is not None else None)
         rt.start_ts = ts_begin
         self.runs.append(rt)
         self.current = rt
