@@ -5,7 +5,8 @@ with the JIT and without.
 
 gtp_test_function is hit by writers that set their own comm
 (prctl(PR_SET_NAME)) and write N to /proc/gtp_test: N hits each.  One
-tracepoint keeps `$current_comm == NAME` for a 15-character name (the
+tracepoint keeps `$current_comm == NAME` (the Cookbook recipe's
+condition, read from docs/cookbook.md) for a 15-character name (the
 whole 16-byte comm: two 8-byte loads, the NUL the last byte), against a
 decoy differing in its last character; the other keeps `$_streq(COMM,
 NAME) && COMM[0] == 'g'`, against a decoy the name is a prefix of (the
@@ -17,6 +18,7 @@ test of the bytecode and of the refusals is tests/strcond/test_strcond.py.
 """
 import re
 
+from cookbook import recipe
 from gtplib import (GDB_HEAD, SCRIPT_BUGS, expect, expect_not, gdb_script,
                     leaves_target_clean, param, reset_target)
 from jit_switch import set_jit
@@ -26,8 +28,17 @@ COMM = "((struct task_struct *)$current_task)->comm"
 WRITERS = {"gtp-comm-15char": 3, "gtp-comm-15chaX": 5,
            "gtp-comm-b": 2, "gtp-comm-bb": 7}
 
+
+def recipe_trace():
+    """The Cookbook recipe's `trace` line, on gtp_test_function, for the
+    15-character name."""
+    line = next(c for c in recipe("Only for one process name") if c.startswith("trace "))
+    assert line == 'trace vfs_write if $current_comm == "NAME"', line
+    return line.replace("vfs_write", "gtp_test_function").replace("NAME", "gtp-comm-15char")
+
+
 BODY = """tvariable $current_task
-trace gtp_test_function if $current_comm == "gtp-comm-15char"
+%(recipe)s
 actions
 collect %(comm)s
 end
@@ -44,7 +55,8 @@ printf "hit %%d %%s\\n", $tracepoint, %(comm)s
 tfind
 end
 info tracepoints
-""" % {"comm": COMM, "writers": "\n".join(
+"""
+FILL = {"comm": COMM, "writers": "\n".join(
     "shell python3 -c 'import ctypes; ctypes.CDLL(None).prctl(15, b\"%s\", 0, 0, 0); "
     "open(\"/proc/gtp_test\", \"w\").write(\"%d\\n\")'" % (name, n)
     for name, n in WRITERS.items())}
@@ -53,7 +65,7 @@ info tracepoints
 def hits(jit):
     set_jit(jit)
     reset_target()
-    out = gdb_script(GDB_HEAD + BODY, timeout=300)
+    out = gdb_script(GDB_HEAD + BODY % dict(FILL, recipe=recipe_trace()), timeout=300)
     expect_not(out, SCRIPT_BUGS + r"|Error|evaluation error|Cannot translate")
     # the user's conditions are what gdb shows after tstart
     expect(out, r'^\s+trace only if \$current_comm == "gtp-comm-15char"$')
