@@ -71,9 +71,6 @@ _C_WORDS = {"struct", "union", "enum", "sizeof", "unsigned", "signed", "char",
 _WORDS = ((8, "unsigned long long"), (4, "unsigned int"), (2, "unsigned short"),
           (1, "unsigned char"))
 
-# tracepoint number -> the condition the user wrote, while replaced
-_pending: dict[int, str] = {}
-
 
 def literal(tok: str) -> bytes:
     """The bytes of C string or character literal tok (quotes included),
@@ -329,37 +326,20 @@ def before_tstart() -> None:
                 continue
             if "$current_task" in new:
                 _declare_current_task()
-            _pending[number] = cond
-            gdb.execute("condition %d %s" % (number, new), to_string=True)
+            _saved.pending[number] = cond
+            _set_condition(number, new)
     except BaseException:
         restore()
         raise
 
 
-def restore() -> None:
-    """Put back the conditions the user wrote."""
-    while _pending:
-        number, cond = _pending.popitem()
-        try:
-            gdb.execute("condition %d %s" % (number, cond), to_string=True)
-        except gdb.error as e:
-            if "No breakpoint number" not in str(e):
-                gdb.write("gtp: tracepoint %d: could not put back its condition: %s\n"
-                          % (number, e))
+def _set_condition(number: int, cond: str) -> None:
+    gdb.execute("condition %d %s" % (number, cond), to_string=True)
 
 
-def after_tstart() -> None:
-    """hookpost-tstart."""
-    try:
-        restore()
-    except Exception as e:  # noqa: BLE001
-        gdb.write("gtp: %s\n" % e)
-
-
-def _on_prompt() -> None:
-    # tstart failed (no hookpost then) or was interrupted
-    if _pending:
-        after_tstart()
+_saved = collectable.Saved("condition", _set_condition)
+restore = _saved.restore
+after_tstart = _saved.after_tstart
 
 
 def _body(hook: str) -> Optional[list[str]]:
@@ -400,4 +380,3 @@ def register() -> None:
             return
         body = [l for l in body if _MARK not in l and l != _PRE]
         gdb.execute("define %s\n%s\nend" % (hook, "\n".join([line] + body)), to_string=True)
-    gdb.events.before_prompt.connect(_on_prompt)

@@ -27,6 +27,7 @@ BUILD = os.path.join(REPO, "build", "strcond")
 PROG = os.path.join(BUILD, "prog")
 GDB = os.environ.get("GTP_GDB", "gdb")
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import hostgdb  # noqa: E402
 import tap  # noqa: E402
 
 COMM = "((struct task_struct *)$current_task)->comm"
@@ -51,7 +52,7 @@ def build():
 def gdb(script, connect=True, timeout=60):
     """gdb with gtp.py and prog's symbols on the stub, running script
     with the remote protocol logged in full (or only script)."""
-    head = "set confirm off\nset pagination off\nset width 0\n"
+    head = hostgdb.QUIET
     if connect:
         head += """source %s
 file %s
@@ -59,17 +60,7 @@ target remote | %s
 set debug remote-packet-max-chars unlimited
 set debug remote 1
 """ % (GTP_PY, PROG, STUB)
-    with tempfile.NamedTemporaryFile("w", suffix=".gdb", delete=False) as f:
-        f.write(head + script)
-    try:
-        p = subprocess.run([GDB, "-nx", "-q", "-batch", "-x", f.name],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-    finally:
-        os.unlink(f.name)
-    out = p.stdout.decode(errors="replace")
-    assert "Traceback" not in out and "Python Exception" not in out, out
-    return out
+    return hostgdb.run(head + script, gdb=GDB, timeout=timeout)
 
 
 def bytecode(out):
@@ -181,6 +172,18 @@ def test_refused():
         assert got.startswith("failed: tracepoint 1: gtp: ") and why in got, (cond, got)
         assert "trace only if %s\n" % cond in table, (cond, table)
     assert not bytecode(out), out
+
+
+def test_put_back_when_tstart_fails():
+    """A tstart that fails after the rewrite (no target here): the next
+    prompt puts the user's condition back; the call stands in for it."""
+    out = gdb("source %s\nfile %s\ntrace f if $current_comm == \"x\"\n%s"
+              "info tracepoints\npython gtpgdb.strcond._saved.on_prompt()\n"
+              "info tracepoints\n" % (GTP_PY, PROG, TSTART), connect=False)
+    assert "tstart: failed" in out, out
+    first = out[:out.rindex("Num     Type")]
+    assert "0x78" in shown_conditions(first)[1], out
+    assert shown_conditions(out) == {1: '$current_comm == "x"'}, out
 
 
 def test_own_hook_is_kept():
