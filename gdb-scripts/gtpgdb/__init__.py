@@ -26,6 +26,9 @@ registering its commands with register():
   collectable.py  hook-tstart: tstart never fails because gdb cannot
               compile one collect item (drops it, says so, and puts the
               user's actions back after tstart)
+  strcond.py  $current_comm == "NAME", $_streq, $_memeq and 'c' in
+              tracepoint conditions: rewritten into word compares gdb
+              can compile, in the same hook-tstart
   errsites.py gtp-trace-errno: a tracepoint on each check that makes a
               function return -ERRNO, found in its machine code
   where.py    gtp-where: a trace frame's file:line, and the callers of
@@ -42,8 +45,9 @@ except ImportError:
 
 if gdb is not None:
     from . import (collectable, connect, errsites, hist, kernsyms, kstack,
-                   module, static, tracemany, vmlinux, where)
+                   module, static, strcond, tracemany, vmlinux, where)
 
+    # strcond joins collectable's hook-tstart: it registers after it.
     for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
-               collectable, errsites, where, tracemany):
+               collectable, strcond, errsites, where, tracemany):
         _m.register()

@@ -65,9 +65,6 @@ _OPTIMIZED = re.compile(r"^`(.*)' (?:has been optimized out, cannot use|"
                         r"is optimized away and cannot be collected\.)$")
 _CONST = re.compile(r"^constant `(.*)' \(value (.*)\) will not be collected\.$")
 
-# tracepoint number -> the action lines the user wrote, while replaced
-_pending: dict[int, list[str]] = {}
-
 
 class Location:
     def __init__(self, label: str, addr: int) -> None:
@@ -456,30 +453,45 @@ def before_tstart() -> None:
                 pass
 
 
-def restore() -> None:
-    """Put back the action text the user wrote."""
-    while _pending:
-        number, lines = _pending.popitem()
+class Saved:
+    """What a hook-tstart changed on tracepoints for one tstart (number ->
+    the user's text, here their action lines; strcond.py's conditions),
+    and putting it back: at hookpost-tstart, or at the next prompt when
+    tstart failed (no hookpost then) or was interrupted."""
+
+    def __init__(self, what: str, put) -> None:
+        self.what = what        # "actions", for the messages
+        self.put = put          # put(number, text): gdb.error if it fails
+        self.pending: dict = {}
+        gdb.events.before_prompt.connect(self.on_prompt)
+
+    def restore(self) -> None:
+        while self.pending:
+            number, text = self.pending.popitem()
+            try:
+                self.put(number, text)
+            except gdb.error as e:
+                if "No breakpoint number" not in str(e):
+                    gdb.write("gtp: tracepoint %d: could not put back its %s: %s\n"
+                              % (number, self.what, e))
+
+    def after_tstart(self) -> None:
+        """hookpost-tstart."""
         try:
-            _set_actions(number, lines)
-        except gdb.error as e:
-            if "No breakpoint number" not in str(e):
-                gdb.write("gtp: tracepoint %d: could not put back its actions: %s\n"
-                          % (number, e))
+            self.restore()
+        except Exception as e:  # noqa: BLE001
+            gdb.write("gtp: %s\n" % e)
+
+    def on_prompt(self) -> None:
+        if self.pending:
+            self.after_tstart()
 
 
-def after_tstart() -> None:
-    """hookpost-tstart."""
-    try:
-        restore()
-    except Exception as e:  # noqa: BLE001
-        gdb.write("gtp: %s\n" % e)
-
-
-def _on_prompt() -> None:
-    # tstart failed (no hookpost then) or was interrupted
-    if _pending:
-        after_tstart()
+_saved = Saved("actions", _set_actions)
+_pending = _saved.pending
+restore = _saved.restore
+after_tstart = _saved.after_tstart
+_on_prompt = _saved.on_prompt
 
 
 def _user_hook(name: str) -> Optional[str]:
@@ -499,4 +511,3 @@ def register() -> None:
         return
     gdb.execute("define hook-tstart\n%s\nend" % _PRE, to_string=True)
     gdb.execute("define hookpost-tstart\n%s\nend" % _POST, to_string=True)
-    gdb.events.before_prompt.connect(_on_prompt)

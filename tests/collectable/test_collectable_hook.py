@@ -23,6 +23,7 @@ SRC = os.path.join(HERE, "prog.c")
 BUILD = os.path.join(REPO, "build", "collectable")
 PROG = os.path.join(BUILD, "prog")
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+import hostgdb  # noqa: E402
 import tap  # noqa: E402
 
 ENTRY = "DWARF operator DW_OP_entry_value cannot be translated to an agent expression"
@@ -44,21 +45,11 @@ def build():
 
 def gdb(script, gtp=True, timeout=60):
     """Host gdb in batch mode on script (gtp.py sourced first if gtp)."""
-    head = "set confirm off\nset pagination off\nset width 0\n"
+    head = hostgdb.QUIET
     if gtp:
         head += "source %s\n" % GTP_PY
     head += "file %s\n" % PROG
-    with tempfile.NamedTemporaryFile("w", suffix=".gdb", delete=False) as f:
-        f.write(head + script)
-    try:
-        p = subprocess.run(["gdb", "-nx", "-q", "-batch", "-x", f.name],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-    finally:
-        os.unlink(f.name)
-    out = p.stdout.decode(errors="replace")
-    assert "Traceback" not in out and "Python Exception" not in out, out
-    return out
+    return hostgdb.run(head + script, timeout=timeout)
 
 
 LIVE = """target remote | gdbserver - %s
