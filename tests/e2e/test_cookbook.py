@@ -101,6 +101,33 @@ for s in %r:
 
 
 @leaves_target_clean
+def test_writes_by_process_name():
+    """vfs_write if $current_comm == NAME: every write of the two processes
+    of that name, each with its pid and size; none of a process whose
+    name differs from NAME in its last byte, nor of one whose name
+    extends NAME."""
+    sizes = [100, 4096, 7]
+    with Actors() as a:
+        writer = """
+fd = os.open(%r, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+for s in %r:
+    assert os.write(fd, b"w" * s) == s
+""" % (os.path.join(a.dir, "cookbook.out"), sizes)
+        pids = [a.start("gtp-writer", writer), a.start("gtp-writer", writer)]
+        a.start("gtp-writes", writer)       # differs in its last byte
+        a.start("gtp-writer-x", writer)     # extends the name
+        out = session("Only for one process name", {"NAME": "gtp-writer"},
+                      a.shell(4))
+    got = [(int(p), int(n)) for p, n in
+           re.findall(r"^pid (\d+) wrote (\d+) bytes$", out, re.M)]
+    assert {p for p, _ in got} == set(pids), (pids, out)
+    # each writer's writes, then its one byte to the done FIFO (actors.py)
+    for pid in pids:
+        assert [n for p, n in got if p == pid] == sizes + [1], (pid, out)
+    expect(out, r"^Collected %d trace frames\.$" % len(got))
+
+
+@leaves_target_clean
 def test_sched_switch_one_task():
     """sched:sched_switch, prev->pid == PID: each time the task leaves a
     CPU, with the event's fields (prev_comm, prev_pid, next_comm,
