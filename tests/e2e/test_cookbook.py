@@ -108,16 +108,21 @@ def test_writes_by_process_name():
     extends NAME."""
     sizes = [100, 4096, 7]
     with Actors() as a:
+        path = os.path.join(a.dir, "cookbook.out")
         writer = """
 fd = os.open(%r, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 for s in %r:
     assert os.write(fd, b"w" * s) == s
-""" % (os.path.join(a.dir, "cookbook.out"), sizes)
+""" % (path, sizes)
         pids = [a.start("gtp-writer", writer), a.start("gtp-writer", writer)]
         a.start("gtp-writes", writer)       # differs in its last byte
         a.start("gtp-writer-x", writer)     # extends the name
-        out = session("Only for one process name", {"NAME": "gtp-writer"},
-                      a.shell(4))
+        try:
+            out = session("Only for one process name", {"NAME": "gtp-writer"},
+                          a.shell(4))
+        finally:
+            if os.path.exists(path):        # Actors removes its directory
+                os.unlink(path)
     got = [(int(p), int(n)) for p, n in
            re.findall(r"^pid (\d+) wrote (\d+) bytes$", out, re.M)]
     assert {p for p, _ in got} == set(pids), (pids, out)
