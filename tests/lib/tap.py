@@ -9,7 +9,8 @@ classes (or both); its last lines are
 A TestCase's test methods run as tests named "Class.test_x", each in a
 fresh instance with setUp and tearDown (TestCase.debug()), setUpClass
 before the class's first and tearDownClass after its last; skipTest() is
-a skip.
+a skip.  A module's setUpModule runs first (its error is a Bail out!)
+and tearDownModule last, as unittest runs them.
 
 and it prints what tests/e2e/run.py prints in the guest (docs/testing.md):
 "TAP version 13", "1..N", "ok N - NAME (T s)" or "not ok N - NAME (T s)"
@@ -146,4 +147,15 @@ def main(namespace: Dict[str, object], timeout: int = 0,
     the status when every test skipped: 0 for a file make check runs
     directly, which must pass on a host that lacks what the tests need
     (the 6.1 kernel, babeltrace2)."""
-    return run(tests_of(namespace), timeout, all_skipped=all_skipped)
+    setup = namespace.get("setUpModule")
+    teardown = namespace.get("tearDownModule")
+    if callable(setup):
+        try:
+            setup()
+        except Exception as e:
+            return bail_out("setUpModule: %s" % e)
+    try:
+        return run(tests_of(namespace), timeout, all_skipped=all_skipped)
+    finally:
+        if callable(teardown):
+            teardown()
