@@ -14,9 +14,11 @@ stdout (fleet_wire.py), every host at once:
   2. its CLOCK_REALTIME is measured against ours over the same channel
      (fleet_clock.py): offset and uncertainty, half the best round trip;
   3. it starts `gtp-ctl stream --relayd ... --clock-offset OFFSET`, which
-     connects to relayd and opens the stream file, and says ready;
+     connects to relayd and opens the stream file, downloads the session
+     to the target (all of `gtp-ctl start SESSION` but its QTStart) and
+     says ready;
   4. once every host answered, "start" goes to each ready one back to
-     back: `gtp-ctl start SESSION` on each;
+     back: each sends its QTStart;
   5. on Ctrl-C, SIGTERM (`gtp-ctl fleet stop`) or after --duration, "stop"
      goes to each: `gtp-ctl stop`, and its stream ends once drained; each
      hands back the stream's exit status and summary.
@@ -216,7 +218,8 @@ def run_fleet(args: argparse.Namespace) -> None:
             _each(hosts, lambda h: _hello(h, t), "")
             _each(hosts, lambda h: _clock(h, t), "clock")
             req = {"cmd": "stream", "relayd": args.relayd, "session": name, "ctf": ctf,
-                   "session_text": text, "stop_timeout": args.stop_timeout, "extra": []}
+                   "session_text": text, "stop_timeout": args.stop_timeout, "extra": [],
+                   "discard": args.discard}
 
             def stream(h):
                 h.send(offset_ns=h.offset.offset_ns, uncertainty_ns=h.offset.uncertainty_ns,
@@ -228,7 +231,7 @@ def run_fleet(args: argparse.Namespace) -> None:
                 raise TraceError("no host is ready: nothing started")
             _clocks(ready)
             if not stop.requested:
-                _start(ready, args.discard, t)
+                _start(ready, t)
                 _run(hosts, args.duration, stop)
             _each(hosts, lambda h: _stop(h, args.stop_timeout), "")
     except KeyboardInterrupt:
@@ -251,11 +254,11 @@ def _clocks(ready):
     sys.stdout.flush()
 
 
-def _start(ready, discard, timeout):
+def _start(ready, timeout):
     """"start" to every ready host back to back, then their replies."""
     for h in ready:
         try:
-            h.send(cmd="start", discard=discard)
+            h.send(cmd="start")
         except HostFailed as e:
             h.fail("start: %s" % e)
 
@@ -372,7 +375,8 @@ def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpForma
     r = fs.add_parser("run", help="start the session on every host, stop them together",
                       description="Reach each HOST with --via running `REMOTE_CTL fleet "
                       "host`, measure its clock against this one, start `gtp-ctl "
-                      "stream --relayd` there, then `gtp-ctl start SESSION` on every "
+                      "stream --relayd` there and download SESSION to the target (all "
+                      "of `gtp-ctl start SESSION` but QTStart), then QTStart on every "
                       "ready host at once; on Ctrl-C, SIGTERM (gtp-ctl fleet stop) or "
                       "after --duration, `gtp-ctl stop` on each, and report each host's "
                       "stream.  A host that fails is reported and the others go on.",

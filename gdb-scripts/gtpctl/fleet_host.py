@@ -7,19 +7,22 @@ It answers clock probes (fleet_clock.py) with this machine's
 CLOCK_REALTIME, the clock the kernel samples for the run's DEFS record;
 starts `gtp-ctl stream --relayd ... --clock-offset ...` as a child and
 says ready once the child has the stream file open and relayd's session
-(--ready-fd), or why not; on "start" writes the session file the
-controller sent to a temporary file and runs `gtp-ctl start FILE`; on
+(--ready-fd) and the session the controller sent is downloaded to the
+target, everything `gtp-ctl start FILE` does but QTStart (cmd_session.arm),
+or why not; on "start" sends that QTStart (cmd_session.go), so that every
+host's start is one packet away once all are ready; on
 "stop" runs `gtp-ctl stop` and waits for the stream, which ends by
 itself once every CPU is drained (--until-stop), and hands back its exit
 status and summary.  The stream's output goes to temporary files, never
 to stdout, which is the channel.  If the controller goes away (the
 channel closes) it stops the trace the same way and exits.
 
-Agent's trace_start, trace_stop, clock and gtp_ctl are what a test
+Agent's trace_arm, trace_go, trace_stop, clock and gtp_ctl are what a test
 stand-in replaces (tests/fleet) to run without a gtptrace.ko.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import select
 import signal
@@ -29,7 +32,9 @@ import tempfile
 import time
 from typing import Any, BinaryIO, Optional
 
+from . import cmd_session, remote
 from . import fleet_wire as wire
+from .trace import TraceError
 
 STREAM_READY_TIMEOUT = 60.0     # relayd's connection and session, the stream file
 
@@ -42,6 +47,7 @@ class Agent:
         self.session_file: Optional[str] = None
         self.started = False
         self.stop_timeout = 120.0
+        self.armed = self.start_args = None
 
     # -- what a stand-in replaces --------------------------------------------
     def clock(self) -> int:
@@ -51,10 +57,29 @@ class Agent:
         """The command that runs this gtp-ctl."""
         return [sys.executable, os.path.realpath(sys.argv[0])]
 
-    def trace_start(self, session_file: str, discard: bool) -> tuple[int, str]:
-        return _run(self.gtp_ctl() + ["start", session_file] + (["--discard"] if discard else []))
+    def trace_arm(self, session_file: str, discard: bool) -> Optional[str]:
+        """gtp-ctl start up to QTStart (cmd_session.arm); why not, or None."""
+        self.start_args = argparse.Namespace(file=session_file, target=remote.DEFAULT_TARGET,
+                                             timeout=remote.DEFAULT_TIMEOUT, discard=discard)
+        try:
+            self.armed = cmd_session.arm(self.start_args)[1]
+        except TraceError as e:
+            return "gtp-ctl start: %s" % e
+        return None
+
+    def trace_go(self) -> Optional[str]:
+        """QTStart on the armed target; why not, or None."""
+        try:
+            cmd_session.go(self.armed, self.start_args)
+        except TraceError as e:
+            return "gtp-ctl start: %s" % e
+        finally:
+            self.armed.close()
+            self.armed = None
+        return None
 
     def trace_stop(self) -> tuple[int, str]:
+        """gtp-ctl stop: its exit status and output."""
         return _run(self.gtp_ctl() + ["stop"])
 
     # -- the conversation ----------------------------------------------------
@@ -85,7 +110,13 @@ class Agent:
             "stream", "--ctf", msg["ctf"], "--force", "--quiet", "--relayd", msg["relayd"],
             "--session", msg["session"], "--clock-offset", str(msg["offset_ns"]),
             "--clock-uncertainty", str(msg["uncertainty_ns"])] + list(msg.get("extra", []))
-        return self._spawn_stream(argv)
+        said = self._spawn_stream(argv)
+        if "ready" in said:
+            why = self.trace_arm(self.session_file, bool(msg.get("discard")))
+            if why:
+                self._end_stream(drain=False)
+                return {"error": why}
+        return said
 
     def _spawn_stream(self, argv):
         rfd, wfd = os.pipe()
@@ -114,32 +145,38 @@ class Agent:
     def _cmd_start(self, msg: dict[str, Any]) -> dict[str, Any]:
         if self.stream is None or self.stream.poll() is not None:
             return {"error": "no stream is running to take the trace"}
-        code, text = self.trace_start(self.session_file, bool(msg.get("discard")))
+        why = self.trace_go()
         at = self.clock()
-        if code:
-            self._end_stream()
-            lines = text.strip().splitlines()
-            return {"error": lines[-1] if lines else "gtp-ctl start: exit status %d" % code}
+        if why:
+            self._end_stream(drain=False)
+            return {"error": why}
         self.started = True
         return {"started": at}
 
     def _cmd_stop(self, msg: dict[str, Any]) -> dict[str, Any]:
         stop_code, stop_text = self.trace_stop() if self.started else (0, "")
+        code = self._end_stream(drain=self.started)
         self.started = False
-        code = self._end_stream()
         err = _text(self.err) if self.err else ""
         if stop_code:
             err = stop_text + err
         return {"done": code, "out": _text(self.out) if self.out else "", "err": err}
 
-    def _end_stream(self) -> Optional[int]:
-        """Wait for the stream to end by itself (the run drained), then ask
-        it to stop (SIGTERM: at a record boundary); its exit status."""
+    def _end_stream(self, drain: bool = True) -> Optional[int]:
+        """With drain, wait for the stream to end by itself (the run
+        drained); then ask it to stop (SIGTERM: at a record boundary); its
+        exit status.  An armed target that was not started is let go."""
+        if self.armed is not None and not self.started:
+            self.armed.close()
+            self.armed = None
         if self.stream is None:
             return None
         try:
-            return self.stream.wait(self.stop_timeout)
+            if drain:
+                return self.stream.wait(self.stop_timeout)
         except subprocess.TimeoutExpired:
+            pass
+        if self.stream.poll() is None:
             self.stream.send_signal(signal.SIGTERM)
         try:
             return self.stream.wait(30)
@@ -150,7 +187,7 @@ class Agent:
     def _end(self):
         if self.started:
             self.trace_stop()
-        self._end_stream()
+        self._end_stream(drain=self.started)
         if self.session_file:
             try:
                 os.unlink(self.session_file)

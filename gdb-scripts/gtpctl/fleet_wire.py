@@ -9,7 +9,7 @@ the host answers each request with one object:
 
     {"cmd": "clock"}                 {"clock": CLOCK_REALTIME ns}
     {"cmd": "stream", ...}           {"ready": true} | {"error": TEXT}
-    {"cmd": "start", "discard": B}   {"started": CLOCK_REALTIME ns} | {"error": TEXT}
+    {"cmd": "start"}                 {"started": CLOCK_REALTIME ns} | {"error": TEXT}
     {"cmd": "stop"}                  {"done": EXIT STATUS, "out": TEXT, "err": TEXT}
 
 The end of the controller's side (ssh gone, the controller killed) is a

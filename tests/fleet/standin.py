@@ -12,7 +12,9 @@ with what needs a gtptrace.ko replaced from DIR/HOST.json:
   - its `gtp-ctl stream` is the real one reading a FIFO (DIR/HOST/fifo)
     in place of /proc/gtp_stream, under the host's name, its trace in
     DIR/HOST/ctf, its boot id (the CTF clock's UUID) its own;
-  - `gtp-ctl start` writes the saved records (DEFS and PACKETs) into the
+  - the session is not downloaded anywhere (the test's file is for no
+    kernel), only refused if `refuse` says why; the start writes the
+    saved records (DEFS and PACKETs) into the
     FIFO a few milliseconds apart, the first `hold` of them only if hold
     is set (the test kills that host); `gtp-ctl stop` writes the rest and
     every CPU's END record.
@@ -60,10 +62,13 @@ class StandIn(fleet_host.Agent):
                           "--interval", "2"])
         return super()._cmd_stream(msg)
 
-    def trace_start(self, session_file, discard):
+    def trace_arm(self, session_file, discard):
+        return self.conf.get("refuse")
+
+    def trace_go(self):
         self.feeder = threading.Thread(target=self._feed, daemon=True)
         self.feeder.start()
-        return 0, ""
+        return None
 
     def trace_stop(self):
         self.stopping.set()

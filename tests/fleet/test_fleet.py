@@ -85,14 +85,15 @@ class Fleet(relayd.Tmp):
             f.write(SESSION)
         self.pidfile = os.path.join(self.tmp, "fleet.pid")
 
-    def hosts(self, numbers, hold=None):
+    def hosts(self, numbers, hold=None, refuse=None):
         """Write each stand-in's DIR/boxN.json; the events each will give."""
         want = {}
         for h in numbers:
             recs, ends, want[h] = host_records(h)
             conf = {"skew_ns": CLOCKS[h][2], "hostname": "box%d" % h,
                     "boot_id": str(uuid.uuid4()), "records": [r.hex() for r in recs],
-                    "ends": [r.hex() for r in ends], "hold": (hold or {}).get(h)}
+                    "ends": [r.hex() for r in ends], "hold": (hold or {}).get(h),
+                    "refuse": (refuse or {}).get(h)}
             with open(os.path.join(self.tmp, "box%d.json" % h), "w") as f:
                 json.dump(conf, f)
         return want
@@ -191,6 +192,23 @@ class TestFleet(Fleet):
         self.assertIn("box4: ok\nbox4:   streamed %d events" % (PACKETS * PER), so)
         got, _ = self.merged(r, (1, 4))
         self.assertEqual(len(got), 2 * PACKETS * PER)
+
+
+    def test_a_host_refusing_the_session_is_left_out(self):
+        """box2 refuses the session (another kernel build, say): one line,
+        box2's stream ends, box1 starts and streams all the same."""
+        r = self.relayd()
+        why = ("gtp-ctl start: FILE:3: the kernel build differs (this boot: 6.1.0-other "
+               "build-id 00)")
+        self.hosts((1, 2), refuse={2: why})
+        p = self.fleet(r.address, ["box1", "box2"], "--duration", "0.5")
+        so, se = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, so + se)
+        self.assertEqual(se, "gtp-ctl fleet: box2: %s\n" % why)
+        self.assertRegex(so, r"fleet: 1 host\(s\) ready; clock offsets \(host - here\): box1 ")
+        self.assertIn("box1: ok\nbox1:   streamed %d events" % (PACKETS * PER), so)
+        self.assertIn("box2: failed: %s\n" % why, so)
+        self.assertTrue(so.endswith("fleet: 1 of 2 host(s) ok\n"), so)
 
 
 class TestErrors(Fleet):
