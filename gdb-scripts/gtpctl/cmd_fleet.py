@@ -139,6 +139,8 @@ class Host:
             if code == 127:
                 return ("no gtp-ctl there (%s); install it, or give --remote-ctl PATH"
                         % (last or how))
+            if code == 2 and "invalid choice: 'fleet'" in last:
+                return "its gtp-ctl has no fleet subcommand: install this one there"
             return "%s before it answered%s" % (how, ": " + last if last else "")
         return "the connection closed (%s)%s" % (how, ": " + last if last else "")
 
@@ -187,8 +189,11 @@ def _each(hosts, step, what):
 
 
 def _hello(h, timeout):
-    h.reply(timeout)
+    said = h.reply(timeout)
     h.hello = True
+    if said.get("hello") != wire.VERSION:
+        raise HostFailed("its gtp-ctl speaks fleet protocol %s, this one %d: install the "
+                         "same gtp-ctl on both" % (said.get("hello"), wire.VERSION))
 
 
 def _clock(h, timeout):
