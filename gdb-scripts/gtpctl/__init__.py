@@ -35,4 +35,8 @@ checkout; installed (gdb-scripts/pyproject.toml, package gtptrace-tools)
   relayd.py      LTTng's relay daemon protocol, the sending side
   relay_trace.py the CTF traces being written, sent to relayd (--relayd)
   cmd_stream.py  the stream subcommand: the reading and converting processes
+  cmd_fleet.py   the fleet subcommand: one session on N hosts, one relayd
+  fleet_host.py  fleet's host end (`gtp-ctl fleet host`, over ssh)
+  fleet_wire.py  what the two ends say: JSON lines on the ssh channel
+  fleet_clock.py a host's clock against the controller's, and the bound
 """

@@ -11,13 +11,15 @@ then talks to the target: QTinit, the definitions, QTDisconnected:1
 (gtp-ctl exits and the trace must go on), QTStart.  A definition the
 target refuses clears it again (QTinit), so nothing is half-started; a
 target that stops answering (--timeout) is reported with the state it was
-left in.
+left in.  arm() is all of it but QTStart, with the connection kept open,
+and go() the QTStart: gtp-ctl fleet's host end arms every host before
+any starts.
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import List
+from typing import List, Tuple
 
 from . import ksyms, remote, session_bind
 from .session import Session
@@ -56,15 +58,38 @@ def run_save_session(args: argparse.Namespace) -> None:
 def run_start(args: argparse.Namespace) -> None:
     """gtp-ctl start: check the whole file and bind it to this boot, then
     (only then) clear the target and download it."""
-    s = Session.read(args.file)
-    packets = session_bind.packets(s)       # every field and symbol, or nothing sent
-    with remote.Remote(args.target, timeout=args.timeout) as rem:
-        _start(rem, args, packets)
+    s, rem = arm(args)
+    with rem:
+        go(rem, args)
     print("started %d tracepoint(s) from %s; disconnected tracing is on "
           "(see gtp-ctl status, stop, save)" % (len(s.tps), args.file))
 
 
-def _start(rem: remote.Remote, args: argparse.Namespace, packets: List[str]) -> None:
+def arm(args: argparse.Namespace) -> Tuple[Session, remote.Remote]:
+    """Everything gtp-ctl start does but QTStart: the session bound and
+    downloaded, and the connection to the target kept open for go(), so
+    that the start is one packet away (gtp-ctl fleet host arms every host
+    before any starts)."""
+    s = Session.read(args.file)
+    packets = session_bind.packets(s)       # every field and symbol, or nothing sent
+    rem = remote.Remote(args.target, timeout=args.timeout)
+    try:
+        _define(rem, args, packets)
+    except BaseException:
+        rem.close()
+        raise
+    return s, rem
+
+
+def go(rem: remote.Remote, args: argparse.Namespace) -> None:
+    """QTStart on an armed target."""
+    try:
+        _send(rem, "QTStart")
+    except remote.RemoteTimeout as e:
+        raise TraceError("%s; %s" % (e, _state_after_timeout("QTStart", args.target)))
+
+
+def _define(rem: remote.Remote, args: argparse.Namespace, packets: List[str]) -> None:
     stage = "before"
     try:
         st = rem.send("qTStatus")
@@ -79,15 +104,19 @@ def _start(rem: remote.Remote, args: argparse.Namespace, packets: List[str]) -> 
         if rem.send("QTinit") != "OK":
             raise TraceError("%s refused QTinit; it holds what it held before" % args.target)
         stage = "defining"
-        for pkt in packets + ["QTDisconnected:1", "QTStart"]:
-            stage = "QTStart" if pkt == "QTStart" else stage
-            r = rem.send(pkt)
-            if r != "OK":
-                why = "".join(rem.console).strip()
-                raise TraceError("the target refused %s (%s)%s; %s" % (
-                    pkt.split(":")[0], r, ": " + why if why else "", _clear_again(rem)))
+        for pkt in packets + ["QTDisconnected:1"]:
+            _send(rem, pkt)
     except remote.RemoteTimeout as e:
         raise TraceError("%s; %s" % (e, _state_after_timeout(stage, args.target)))
+
+
+def _send(rem: remote.Remote, pkt: str) -> None:
+    """pkt, which the target must answer OK; else it is cleared again."""
+    r = rem.send(pkt)
+    if r != "OK":
+        why = "".join(rem.console).strip()
+        raise TraceError("the target refused %s (%s)%s; %s" % (
+            pkt.split(":")[0], r, ": " + why if why else "", _clear_again(rem)))
 
 
 def _clear_again(rem: remote.Remote) -> str:

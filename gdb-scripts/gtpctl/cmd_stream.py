@@ -25,6 +25,10 @@ conversion failed, and with --save-raw FILE, which is then the spool).
 --from-file replays a raw record stream saved with --save-raw (the proc
 file cannot be copied with cat: its reads never wait).
 
+--clock-offset NS puts the trace's clock on another machine's timeline
+(gtp-ctl fleet: fleet_clock.py); --ready-fd, for gtp-ctl fleet host too,
+says when the stream file is open and relayd has the session.
+
 --relayd HOST sends the trace to an LTTng relay daemon too, as a live
 session (relay_trace.py, relayd.py): the converter hands relayd every
 packet and metadata update it writes to DIR, so DIR stays whole whatever
@@ -44,7 +48,7 @@ from .converter import READ, convert, summary, writer_done
 from .copier import Copier
 from .relay_trace import RelaySession
 from .relayd import MIN_MINOR, PROTOCOL
-from .stream_ctf import Host
+from .stream_ctf import ClockMapping, Host
 from .stream_defs import DEFAULT_STREAM, open_stream
 from .streamer import prepare_dir
 from .trace import TraceError
@@ -52,7 +56,7 @@ from .trace import TraceError
 SPOOL = ".gtp-stream.spool"        # a dot file: CTF readers skip it
 
 
-class _Stop:
+class Stop:
     """SIGINT/SIGTERM ask the loop to stop at a record boundary, so the
     trace on disk stays whole; a second Ctrl-C interrupts at once."""
 
@@ -139,10 +143,11 @@ def run_stream(args: argparse.Namespace) -> None:
     relay = None
     try:
         created = prepare_dir(args.ctf, args.force)
-        host = Host(args.hostname or os.uname().nodename, live)
+        host = Host(args.hostname or os.uname().nodename, live, _mapping(args))
         if args.relayd:
             relay = RelaySession(args.relayd, args.session or _session_name(args.ctf),
                                  host.name, args.ctf, offer)
+        _ready(args.ready_fd)
         status = _live(args, fd, host, relay) if live else _replay(args, fd, host, relay)
     finally:
         if relay is not None:
@@ -155,6 +160,29 @@ def run_stream(args: argparse.Namespace) -> None:
                 pass
     if status:
         raise SystemExit(status)
+
+
+def _mapping(args):
+    """--clock-offset: the trace's clock on another machine's timeline."""
+    if args.clock_offset is None:
+        if args.clock_uncertainty is not None:
+            raise TraceError("--clock-uncertainty goes with --clock-offset")
+        return None
+    if (args.clock_uncertainty or 0) < 0:
+        raise TraceError("--clock-uncertainty must be 0 or more nanoseconds")
+    return ClockMapping(args.clock_offset, args.clock_uncertainty or 0)
+
+
+def _ready(fd):
+    """--ready-fd (gtp-ctl fleet host): say that the stream file is open
+    and relayd took the session, before the first read."""
+    if fd is None:
+        return
+    try:
+        os.write(fd, b"ready\n")
+        os.close(fd)
+    except OSError as e:
+        raise TraceError("--ready-fd %d: %s" % (fd, e.strerror))
 
 
 def _open_saved(path):
@@ -224,7 +252,7 @@ def _stream(args, fd, out, spool, host, relay):
         return state["status"] is None
 
     try:
-        with _Stop() as stop:
+        with Stop() as stop:
             def over():
                 return stop.requested or (deadline is not None and
                                            time.monotonic() >= deadline)
@@ -257,7 +285,7 @@ def _stream(args, fd, out, spool, host, relay):
 def _converter(args, spool, done_fd, host, relay):
     """The child: the spool to CTF (and to relayd), the progress line and
     the summary."""
-    stop = _Stop()
+    stop = Stop()
     stop.__enter__()                    # Ctrl-C reaches the whole group: the copier decides
     try:
         os.nice(10)
@@ -334,4 +362,12 @@ def register(sub: argparse._SubParsersAction, formatter: type[argparse.HelpForma
     p.add_argument("--relayd-protocol", metavar="2.N",
                    help="offer relayd protocol 2.N rather than %d.%d (it speaks the "
                         "lower of both; 2.%d at least)" % (PROTOCOL + (MIN_MINOR,)))
+    p.add_argument("--clock-offset", type=int, metavar="NS",
+                   help="this machine's CLOCK_REALTIME minus a reference machine's, in "
+                        "nanoseconds: the trace's clock is put on the reference's "
+                        "timeline (gtp-ctl fleet measures and passes it)")
+    p.add_argument("--clock-uncertainty", type=int, metavar="NS",
+                   help="how far --clock-offset may be off (the metadata's clock "
+                        "precision and env)")
+    p.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)  # gtp-ctl fleet host
     p.set_defaults(func=run_stream)

@@ -162,8 +162,9 @@ class Clock:
 
     def __init__(self, name: str, freq: int, offset_s: int = 0, offset: int = 0,
                  uuid: Optional[uuidlib.UUID] = None, description: Optional[str] = None,
-                 absolute: bool = True) -> None:
+                 absolute: bool = True, precision: int = 0) -> None:
         self.name, self.freq = identifier(name), int(freq)
+        self.precision = int(precision)     # cycles
         self.offset_s, self.offset = offset_s, offset
         self.uuid = uuid or str(uuidlib.uuid4())
         self.description = description
@@ -199,7 +200,7 @@ class Clock:
         if self.description:
             lines.append("\tdescription = %s;" % _tsdl_string(self.description))
         lines += ["\tfreq = %d;" % self.freq,
-                  "\tprecision = 0;",
+                  "\tprecision = %d;" % self.precision,
                   "\toffset_s = %d;" % self.offset_s,
                   "\toffset = %d;" % self.offset,
                   "\tabsolute = %s;" % ("true" if self.absolute else "false"),

@@ -13,11 +13,12 @@ import argparse
 import sys
 from typing import Optional
 
-from . import cmd_frames, cmd_session, cmd_stream, cmd_summary, cmd_target, plot
+from . import cmd_fleet, cmd_frames, cmd_session, cmd_stream, cmd_summary, cmd_target, plot
 from .keys import KeyError_
 from .trace import TraceError
 
-SUBCOMMANDS = (cmd_summary, plot, cmd_target, cmd_session, cmd_frames, cmd_stream)
+SUBCOMMANDS = (cmd_summary, plot, cmd_target, cmd_session, cmd_frames, cmd_stream,
+               cmd_fleet)
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -32,7 +33,8 @@ def parser() -> argparse.ArgumentParser:
                     "bridge a remote gdb over ssh (stdio); save a session once and "
                     "replay it on any boot of the same kernel (save-session, start); "
                     "write the frames as a gdb trace file or as text (save, dump); "
-                    "stream the running trace to a CTF trace for babeltrace2 (stream).",
+                    "stream the running trace to a CTF trace for babeltrace2 (stream); "
+                    "run one session on several hosts into one relayd (fleet).",
         formatter_class=_Formatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -132,8 +132,10 @@ class Host:
     is known to be this machine: a replayed stream gets a name (--hostname)
     and nothing else."""
 
-    def __init__(self, name: str, live: bool = False) -> None:
+    def __init__(self, name: str, live: bool = False, mapping: Optional[ClockMapping] = None
+                 ) -> None:
         self.name = name
+        self.mapping = mapping
         self.kernel = self.tracer = self.clock_uuid = self.symbolize = None
         if live:
             u = os.uname()
@@ -149,7 +151,31 @@ class Host:
         env["tracer_name"] = "gtp"
         if self.tracer:
             env["tracer_major"], env["tracer_minor"] = self.tracer
+        if self.mapping:
+            env["clock_offset_ns"] = self.mapping.offset_ns
+            env["clock_offset_uncertainty_ns"] = self.mapping.uncertainty_ns
         return env
+
+
+class ClockMapping:
+    """This host's CLOCK_REALTIME minus a reference machine's (gtp-ctl
+    fleet measures it over its ssh channel: fleet_clock.py), to within
+    uncertainty_ns.  The trace's clock offset is the reference's time at
+    TSC 0 rather than this host's, so the traces of several hosts sit on
+    the reference's timeline whatever their own clocks say."""
+
+    def __init__(self, offset_ns: int, uncertainty_ns: int) -> None:
+        self.offset_ns = int(offset_ns)
+        self.uncertainty_ns = int(uncertainty_ns)
+
+    def clock(self, name: str, freq: int, cycles: int, real_ns: int, host: str,
+              **kw: Any) -> ctf.Clock:
+        return ctf.Clock.from_sample(
+            name, freq, cycles, real_ns - self.offset_ns,
+            precision=-(-self.uncertainty_ns * freq // 10**9),
+            description="TSC of %s; offset: the fleet controller's CLOCK_REALTIME at "
+                        "TSC 0 (this host's minus %d ns, +-%d ns)"
+                        % (host, self.offset_ns, self.uncertainty_ns), **kw)
 
 
 class RunTrace:
@@ -162,9 +188,13 @@ class RunTrace:
         self.symbolize = host.symbolize
         self.start_ts = None          # the DEFS record's ts_begin
         c = defs.clock
-        clock = ctf.Clock.from_sample(
-            "gtp_tsc", c["tsc_khz"] * 1000, c["tsc"], c["real_ns"], uuid=host.clock_uuid,
-            description="TSC of %s; offset: CLOCK_REALTIME at TSC 0" % host.name)
+        if host.mapping is not None:
+            clock = host.mapping.clock("gtp_tsc", c["tsc_khz"] * 1000, c["tsc"],
+                                       c["real_ns"], host.name, uuid=host.clock_uuid)
+        else:
+            clock = ctf.Clock.from_sample(
+                "gtp_tsc", c["tsc_khz"] * 1000, c["tsc"], c["real_ns"], uuid=host.clock_uuid,
+                description="TSC of %s; offset: CLOCK_REALTIME at TSC 0" % host.name)
         env = host.env()
         env.update({"gtp_run": defs.run, "gtp_stream_version": defs.version,
                     "tsc_khz": c["tsc_khz"], "cpus": defs.cpus})

@@ -29,7 +29,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 import tap  # noqa: E402
-from gtpctl import ksyms, main, remote  # noqa: E402
+from gtpctl import fleet_host, ksyms, main, remote  # noqa: E402
 from gtpctl.trace import TraceError  # noqa: E402
 
 RELEASE = "6.1.0-99-amd64"
@@ -179,6 +179,32 @@ def test_good_session_sends_exactly_its_definitions():
         "QTBuffer:size:100000", "QTBuffer:circular:0",
         "QTDisconnected:1", "QTStart"], FakeTarget.log
     assert "started 2 tracepoint(s)" in out, out
+
+
+def test_fleet_host_arms_then_starts():
+    """gtp-ctl fleet's host end downloads the session before any host
+    starts (cmd_session.arm) and starts with QTStart alone (go): the very
+    packets of gtp-ctl start, cut before QTStart; a refusal is one line."""
+    fake_boot()
+    rc, err, out = start(GOOD)
+    assert rc == 0, err
+    whole = list(FakeTarget.log)
+    fake_boot()
+    d = tempfile.mkdtemp(prefix="gtp-ctl-units.")
+    path = os.path.join(d, "s.gtps")
+    with open(path, "w") as f:
+        f.write(GOOD)
+    agent = fleet_host.Agent(None, None)
+    assert agent.trace_arm(path, False) is None
+    assert FakeTarget.log == whole[:-1] and whole[-1] == "QTStart", FakeTarget.log
+    assert agent.trace_go() is None
+    assert FakeTarget.log == whole, FakeTarget.log
+    fake_boot()
+    FakeTarget.status = "T0;tnotrun:0;tframes:5"
+    why = agent.trace_arm(path, False)
+    assert why == ("gtp-ctl start: /proc/gtp holds 5 frames of the last trace; save them "
+                   "first (gtp-ctl save OUT.tf) or give --discard"), why
+    assert agent.trace_arm(path, True) is None
 
 
 def test_source_text_with_framing_characters_travels_hex_encoded():
