@@ -39,7 +39,8 @@ class Skip(Exception):
 def _case_tests(cls: type) -> List[Test]:
     """A TestCase class's test methods as tests, the class set up before
     the first and torn down after the last (a failed setUpClass fails each
-    of them, with its traceback)."""
+    of them, with its traceback; one that raises SkipTest skips each, as
+    does a class unittest.skip() marks, whose fixtures do not run)."""
     names = sorted((n for n in dir(cls) if n.startswith("test")
                     and callable(getattr(cls, n))),
                    key=lambda n: getattr(cls, n).__code__.co_firstlineno)
@@ -47,17 +48,23 @@ def _case_tests(cls: type) -> List[Test]:
 
     def one(i: int, name: str) -> Callable[[], None]:
         def fn() -> None:
-            if i == 0:
+            if i == 0 and not getattr(cls, "__unittest_skip__", False):
                 try:
                     cls.setUpClass()
+                except unittest.SkipTest as e:  # each test of it skips
+                    state["skip"] = e
                 except Exception as e:  # each test of the class says so
                     state["setup"] = e
             try:
+                if "skip" in state:
+                    raise state["skip"]
                 if "setup" in state:
                     raise RuntimeError("setUpClass failed") from state["setup"]
                 cls(name).debug()
             finally:
-                if i == len(names) - 1 and "setup" not in state:
+                if (i == len(names) - 1 and "setup" not in state and
+                        "skip" not in state and
+                        not getattr(cls, "__unittest_skip__", False)):
                     cls.tearDownClass()
         return fn
 
