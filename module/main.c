@@ -129,8 +129,11 @@ static const struct gtp_part {
 	 * gets one more try (services/ftrace_unreg.c).
 	 */
 	{ NULL,			gtp_ftrace_leaks_exit,	true },
-	/* Exit detaches every location, before the backends go. */
-	{ NULL,			gtp_attach_exit,	true },
+	/*
+	 * Exit detaches every location before the backends go, and with
+	 * them the handlers' code and data.
+	 */
+	{ NULL,			gtp_attach_disarm,	true },
 	/* The static_debug knob needs nothing until written. */
 	{ NULL,			gtp_static_debug_exit,	true },
 	/* Outside gtp_mutex: the notifier takes it. */

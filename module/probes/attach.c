@@ -396,15 +396,6 @@ int gtp_attach_init(void)
 }
 
 /*
- * Module exit: detach before the backends go, and with them the
- * handlers' code and data (main.c exits them after this).
- */
-void gtp_attach_exit(void)
-{
-	gtp_attach_disarm();
-}
-
-/*
  * /sys/module/gtptrace/parameters/attached: how each location of the armed
  * trace is carried, one "NUM ADDR KIND" line each, KIND being the
  * backend's word: kprobe, kprobe-jit (the condition is the pre-handler),

@@ -25,7 +25,6 @@ struct pt_regs;
  * ->kstack)
  */
 int gtp_attach_init(void);
-void gtp_attach_exit(void);
 int gtp_attach_arm(struct gtp_conn *gc);
 void gtp_attach_disarm(void);
 void gtp_attach_set_enabled(struct gtp_tp *tp, bool enabled);
