@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * nest.h - probe hits nesting on one CPU: which per-CPU slot a hit uses.
+ * The one guard of every backend whose hits nest (tracepoint probes,
+ * ftrace callbacks; kprobe handlers do not nest on a CPU).
  *
  * Tracepoint probes nest on a CPU: an interrupt, an NMI, or a kprobe's
  * int3 may fire a tracepoint while a hit runs, and a hit's own work may
@@ -62,5 +64,18 @@ static __always_inline void gtp_nest_exit(struct gtp_nest *n, u32 prev)
 	WRITE_ONCE(n->owner, prev);
 	WRITE_ONCE(n->depth, READ_ONCE(n->depth) - 1);
 }
+
+/*
+ * The same guard with one slot, for a backend with one area per CPU: it
+ * refuses every hit that comes while another runs, so which context
+ * comes never matters and @owner stays 0.  Then the depth count is one
+ * interrupt-safe per-CPU add each way, not a pointer and four accesses:
+ * the hit is counted in even when refused, and counted out either way.
+ * @pn: the per-CPU struct gtp_nest itself (per-CPU ops address it with
+ * no pointer); preemption off.  gtp_nest_enter_one() is true when the
+ * hit may run; gtp_nest_exit_one() follows it whatever it said.
+ */
+#define gtp_nest_enter_one(pn)	(gtp_this_cpu_inc_return((pn).depth) == 1)
+#define gtp_nest_exit_one(pn)	gtp_this_cpu_sub((pn).depth, 1)
 
 #endif /* GTP_NEST_H */

@@ -41,7 +41,7 @@
  * condition costs about what it costs with one.  Several
  * tracepoints on one ip run one after the other, newest first, each as
  * its own ops would have (ftrace runs several ops on one ip newest
- * first too): the test of tp->enabled, the busy count and the missed
+ * first too): the test of tp->enabled, the nesting guard and the missed
  * count stay per tracepoint.  A lite and a regs tracepoint on one ip
  * are in the two ops, which ftrace runs regs first (registered last).
  *
@@ -69,13 +69,14 @@
  * Unlike kprobe handlers, ftrace callbacks nest on a CPU (task, irq, NMI;
  * and a traced kernel function called from our own handler).  The
  * callback guards itself (no FTRACE_OPS_FL_RECURSION, so ftrace calls it
- * straight from the ops' trampoline): preemption off, then a per-CPU busy
- * count keeps the per-CPU scratch and environment to one hit at a time.
+ * straight from the ops' trampoline): preemption off, then the nesting
+ * guard's one-slot form (core/nest.h) keeps the per-CPU scratch and
+ * environment to one hit at a time.
  * A hit that interrupts or recurses into another is counted as missed, as
  * kprobes count theirs.  That is stricter than
  * ftrace_test_recursion_trylock() (which lets an irq's hit interrupt a
  * task's) and cheaper; our ops calls us for our own ips only, so its
- * recursion is exactly what the busy count catches.  The scratch and
+ * recursion is exactly what the guard catches.  The scratch and
  * environment are this file's own, so kprobe handlers (which may run
  * inside an ftrace hit, or the reverse) never share them.
  *
@@ -106,6 +107,7 @@
 #include "probes.h"
 #include "ftrace_direct.h"
 #include "hit.h"
+#include "nest.h"
 #include "ax_any.h"
 #include "tsv.h"
 
@@ -184,7 +186,7 @@ static u8 *gtp_fp_scratch;	/* nr_cpu_ids * GTP_SCRATCH_SIZE */
 static const struct gtp_backend gtp_direct_backend;
 static const struct gtp_backend gtp_ftrace_backend;
 static DEFINE_PER_CPU(struct ax_env, gtp_fp_env);
-static DEFINE_PER_CPU(int, gtp_fp_busy);
+static DEFINE_PER_CPU(struct gtp_nest, gtp_fp_nest);
 static DEFINE_PER_CPU(struct pt_regs, gtp_fp_lite_regs);
 
 /* Registers ftrace saves without SAVE_REGS, as gdb numbers them. */
@@ -276,7 +278,7 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 
 	live->ip = fp->ip + sizeof(kprobe_opcode_t);
 	if (precheck)
-		pre = gtp_hit_pre(tp, live, env, false);
+		pre = gtp_hit_begin(tp, live, env, false);
 	if (pre == GTP_PRE_FALSE)
 		goto out;
 	/*
@@ -285,8 +287,8 @@ static noinline void gtp_fprobe_hit(struct gtp_fprobe *fp,
 	 */
 	if (fp->lite)
 		regs = lite_copy(live);
-	gtp_tp_hit_rest(tp, regs, gtp_hit_scratch(gtp_fp_scratch, 1, 0),
-			GTP_SCRATCH_SIZE, env, pre);
+	gtp_hit_finish(tp, regs, gtp_hit_scratch(gtp_fp_scratch, 1, 0),
+		       GTP_SCRATCH_SIZE, env, pre);
 out:
 	live->ip = saved_ip;
 }
@@ -304,7 +306,7 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 
 	preempt_disable_notrace();
 	/* this_cpu_*: an irq's or NMI's hit here counts in it too */
-	if (unlikely(this_cpu_inc_return(gtp_fp_busy) != 1)) {
+	if (unlikely(!gtp_nest_enter_one(gtp_fp_nest))) {
 		atomic_long_inc(&fp->missed);
 		goto out;
 	}
@@ -313,11 +315,11 @@ static __always_inline void gtp_fprobe_run_regs(struct gtp_fprobe *fp,
 		goto out;
 	}
 	/* gdb's disable while running: the ops stays, the hit does nothing */
-	pre = gtp_hit_pre(tp, regs, this_cpu_ptr(&gtp_fp_env), held);
+	pre = gtp_hit_begin(tp, regs, this_cpu_ptr(&gtp_fp_env), held);
 	if (pre != GTP_PRE_FALSE)
 		gtp_fprobe_hit(fp, tp, regs, pre, false);
 out:
-	this_cpu_dec(gtp_fp_busy);
+	gtp_nest_exit_one(gtp_fp_nest);
 	preempt_enable_notrace();
 }
 

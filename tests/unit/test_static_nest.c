@@ -2,7 +2,8 @@
 /*
  * test_static_nest.c - which per-CPU slot a static tracepoint hit gets
  * (module/core/nest.h), driven with the preempt_count bits the kernel
- * gives each context (include/linux/preempt.h).
+ * gives each context (include/linux/preempt.h); and the guard's one-slot
+ * form, which ftrace's callbacks take.
  *
  * The case that broke: a kernel int3 (a kprobe) runs as NMI context, and
  * a real NMI can come on top of a hit that runs inside it.  Both are
@@ -177,6 +178,30 @@ static void test_interrupt_between_steps(void **state)
 	assert_int_equal(nest.depth, 0);
 }
 
+/*
+ * The one-slot form (ftrace's callbacks): the first hit runs, any hit
+ * on top of it is refused whatever its context, and each is counted out
+ * again, so the next hit after them runs.  The slot form's state is the
+ * same count: no owner is ever written.
+ */
+static void test_one_slot(void **state)
+{
+	assert_true(gtp_nest_enter_one(nest));
+	assert_false(gtp_nest_enter_one(nest));		/* an irq's hit */
+	assert_false(gtp_nest_enter_one(nest));		/* an NMI's on it */
+	gtp_nest_exit_one(nest);
+	gtp_nest_exit_one(nest);
+	assert_int_equal(nest.depth, 1);
+	assert_false(gtp_nest_enter_one(nest));		/* recursion */
+	gtp_nest_exit_one(nest);
+	gtp_nest_exit_one(nest);
+	assert_int_equal(nest.depth, 0);
+	assert_int_equal(nest.owner, 0);
+	assert_true(gtp_nest_enter_one(nest));
+	gtp_nest_exit_one(nest);
+	assert_int_equal(nest.depth, 0);
+}
+
 #define T(f) cmocka_unit_test_setup(f, setup)
 
 int main(void)
@@ -186,6 +211,7 @@ int main(void)
 		T(test_recursion_refused),
 		T(test_bounded),
 		T(test_interrupt_between_steps),
+		T(test_one_slot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
