@@ -1,6 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * collect.h - what happens when a tracepoint is hit.
+ * collect.h - a tracepoint's hit, in four stages, the same for every
+ * backend (module/probes/hit.h is how a backend enters them):
+ *
+ *  1. precheck:  is the tracepoint enabled, and is this hit the one in
+ *                GTP_BUDGET_EVERY the CPU budget times?  Here, inline.
+ *  2. condition: a pure one (tp->cond_pure) is decided here, inline, so
+ *                that a false hit, the common one, ends here having
+ *                touched nothing else; a JIT-compiled probe may have
+ *                decided it already (held).  One with side effects, or
+ *                one that failed, is left to collect.c, where a hit that
+ *                goes on continues.
+ *  3. frame:     the actions into one frame: lean (its header and one
+ *                register block, straight into the store), in place (the
+ *                actions fix its size) or in the backend's scratch
+ *                (collect.c).
+ *  4. commit:    the frame into the store, its counts, the pass count,
+ *                the budget's time of a timed hit (collect.c).
+ *
+ * A backend calls gtp_hit_begin() (stages 1 and 2) and, unless that
+ * ended the hit, gtp_hit_finish() (stages 3 and 4); collect.c reads in
+ * the same order, top down.
  */
 #ifndef GTP_COLLECT_H
 #define GTP_COLLECT_H
@@ -12,20 +32,25 @@
 #include "plan.h"
 #include "budget.h"
 
+#define GTP_SCRATCH_SIZE	(32 * 1024)	/* per-CPU frame build space */
+
 /*
- * The probe fast path, before any per-CPU state is looked at: most hits
- * of a selective tracepoint fail its condition, and a pure one (see
- * tp->cond_pure) can be decided first.  GTP_PRE_FALSE: the hit does
- * nothing at all; GTP_PRE_HELD (or no condition): call gtp_tp_hit_held();
- * GTP_PRE_UNKNOWN (a condition with side effects, or one that failed to
- * evaluate): call gtp_tp_hit_undecided().  @env: the caller's, private to
- * this CPU and context; it starts the hit's one step budget (ax.h), which
- * the rest of the hit continues, and the CPU budget's sampling (budget.h):
- * a timed hit is accounted for where it ends.
+ * What stages 1 and 2 leave: GTP_PRE_FALSE, the hit does nothing at all;
+ * GTP_PRE_HELD, the condition held (or there is none); GTP_PRE_UNKNOWN, a
+ * condition with side effects (it runs in stage 3's side), or a pure one
+ * that failed to evaluate (its error is counted there).  @env: the
+ * caller's, private to this CPU and context; it starts the hit's one step
+ * budget (ax.h), which the later stages continue, and the CPU budget's
+ * sampling (budget.h): a timed hit is accounted for where it ends.
  */
 enum gtp_precheck { GTP_PRE_UNKNOWN, GTP_PRE_FALSE, GTP_PRE_HELD };
 
-/* gtp_tp_precheck() without the CPU budget's part. */
+/* Stage 2 for a hit the budget times (one in GTP_BUDGET_EVERY), out of line. */
+enum gtp_precheck gtp_tp_precheck_timed(struct gtp_tp *tp,
+					struct pt_regs *regs,
+					struct ax_env *env, u64 t0);
+
+/* Stage 2: a pure condition decided now, the others left to stage 3. */
 static __always_inline enum gtp_precheck
 gtp_tp_precheck_cond(struct gtp_tp *tp, struct pt_regs *regs,
 		     struct ax_env *env)
@@ -45,15 +70,10 @@ gtp_tp_precheck_cond(struct gtp_tp *tp, struct pt_regs *regs,
 	return res ? GTP_PRE_HELD : GTP_PRE_FALSE;
 }
 
-/* A hit the CPU budget times (one in GTP_BUDGET_EVERY), out of line. */
-enum gtp_precheck gtp_tp_precheck_timed(struct gtp_tp *tp,
-					struct pt_regs *regs,
-					struct ax_env *env, u64 t0);
-
 /*
- * An untimed hit, the common case, pays the budget's count down and a
- * store of env->t0 = 0, and nothing else: a false condition keeps no
- * time to account for.
+ * Stage 1's budget part, then stage 2.  An untimed hit, the common case,
+ * pays the budget's count down and a store of env->t0 = 0, and nothing
+ * else: a false condition keeps no time to account for.
  */
 static __always_inline enum gtp_precheck
 gtp_tp_precheck(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env)
@@ -88,27 +108,37 @@ gtp_tp_precheck_held(struct gtp_tp *tp, struct pt_regs *regs,
 }
 
 /*
- * The rest of a hit whose condition gtp_tp_precheck() saw hold: the
- * actions continue on what is left of @pre's budget.
- * @scratch must be private to this CPU (and nesting level) for the
- * duration of the call.  Returns true if a frame was stored.
+ * Stages 1 and 2, as every backend enters them: gdb's disable (the probe
+ * stays armed, the hit does nothing), the budget, the condition (@held:
+ * a compiled probe found it true).
+ */
+static __always_inline enum gtp_precheck
+gtp_hit_begin(struct gtp_tp *tp, struct pt_regs *regs, struct ax_env *env,
+	      bool held)
+{
+	if (unlikely(!READ_ONCE(tp->enabled)))
+		return GTP_PRE_FALSE;
+	if (held)
+		return gtp_tp_precheck_held(tp, regs, env);
+	return gtp_tp_precheck(tp, regs, env);
+}
+
+/*
+ * Stages 3 and 4 of a hit stage 2 found true (held) or left open
+ * (undecided): out of line, in collect.c.  They continue on what is left
+ * of @pre's budget.  @scratch must be private to this CPU (and nesting
+ * level) for the duration of the call.  Return true if a frame was stored.
  */
 bool gtp_tp_hit_held(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		     u32 cap, const struct ax_env *pre);
-
-/*
- * The rest of a hit gtp_tp_precheck() left undecided: a condition with
- * side effects runs now, on what is left of @pre's budget; a pure one
- * already failed there and is not run again (its error is counted).
- */
 bool gtp_tp_hit_undecided(struct gtp_tp *tp, struct pt_regs *regs,
 			  u8 *scratch, u32 cap, const struct ax_env *pre);
 
-/* The rest of a hit, as gtp_tp_precheck() left it (not GTP_PRE_FALSE). */
-static __always_inline bool gtp_tp_hit_rest(struct gtp_tp *tp,
-					    struct pt_regs *regs, u8 *scratch,
-					    u32 cap, const struct ax_env *pre_env,
-					    enum gtp_precheck pre)
+/* Stages 3 and 4, as gtp_hit_begin() left the hit (not GTP_PRE_FALSE). */
+static __always_inline bool gtp_hit_finish(struct gtp_tp *tp,
+					   struct pt_regs *regs, u8 *scratch,
+					   u32 cap, const struct ax_env *pre_env,
+					   enum gtp_precheck pre)
 {
 	if (pre == GTP_PRE_HELD)
 		return gtp_tp_hit_held(tp, regs, scratch, cap, pre_env);
@@ -116,12 +146,10 @@ static __always_inline bool gtp_tp_hit_rest(struct gtp_tp *tp,
 }
 
 /*
- * A whole hit (precheck, then the rest) as a probe does it: check the
- * condition, collect, store.  Returns true if a frame was stored.
+ * All four stages in one call, for the unit tests and the fuzzer (probes
+ * split them around their own work).  Returns true if a frame was stored.
  */
 bool gtp_tp_hit(struct gtp_tp *tp, struct pt_regs *regs, u8 *scratch,
 		u32 cap);
-
-#define GTP_SCRATCH_SIZE	(32 * 1024)	/* per-CPU frame build space */
 
 #endif /* GTP_COLLECT_H */

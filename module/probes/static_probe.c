@@ -96,12 +96,12 @@ static __always_inline void tp_hit(const struct gtp_static_att *att,
 			     this_cpu_ptr(gtp_static_env) + slot;
 	enum gtp_precheck pre;
 
-	pre = gtp_hit_pre(att->tp, &sr->regs, env, sr->cond_held);
+	pre = gtp_hit_begin(att->tp, &sr->regs, env, sr->cond_held);
 	if (pre == GTP_PRE_FALSE)
 		return;
-	gtp_tp_hit_rest(att->tp, &sr->regs,
-			gtp_hit_scratch(att->scratch, GTP_STATIC_NEST_MAX, slot),
-			GTP_SCRATCH_SIZE, env, pre);
+	gtp_hit_finish(att->tp, &sr->regs,
+		       gtp_hit_scratch(att->scratch, GTP_STATIC_NEST_MAX, slot),
+		       GTP_SCRATCH_SIZE, env, pre);
 }
 
 /*
