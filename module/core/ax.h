@@ -136,13 +136,33 @@ struct ax_facts {
 	bool plain;
 };
 
+/*
+ * Bound facts: what the program's variable numbers stand for, which only
+ * the variables' definitions tell (gdb's QTDV may come after the QTDP that
+ * brought the program), and whether it reads entry values.  Filled in one
+ * pass over the insns by gtp_tps_bind() (plan.c) at QTStart, before the
+ * run's plan asks anything of them; read through tsv.h's and entryval.h's
+ * questions by QTStart alone, never at a hit.  They cannot go stale: each
+ * QTStart binds every tracepoint's programs again before asking, under
+ * the packet lock that QTDV and QTDP also take, and both are refused
+ * while a trace is armed or running.  @gen is the tripwire for a caller
+ * that would ask elsewhere (tsv.c gtp_prog_bound()).
+ */
+struct ax_bound {
+	u64 uses;	/* built-ins getv, setv or tracev name: bit <kind> */
+	u64 sets;	/* what setv writes: tsv.h GTP_SETS_* bits */
+	bool reads_entry;	/* reads or records an entry value */
+	u32 gen;	/* the definitions they were bound to (tsv.c), 0: not */
+};
+
 struct ax_prog {
 	struct ax_insn *insns;
 	u32 ninsns;
 	u32 max_depth;		/* deepest stack the program can reach */
 	bool backjump;		/* has a backward jump: loops charge spans */
 	bool is_cond;		/* a condition: result matters */
-	struct ax_facts facts;
+	struct ax_facts facts;	/* the verifier's, at QTDP */
+	struct ax_bound bound;	/* at QTStart */
 	u32 code_len;
 	u8 *code;		/* copy of the original bytecode */
 

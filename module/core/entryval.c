@@ -7,6 +7,7 @@
 #include "fbuild.h"
 #include "host.h"
 #include "tracepoint.h"
+#include "tsv.h"	/* gtp_prog_bound() */
 
 /*
  * @size bytes at @addr of the range: part of one register's 8 bytes, as
@@ -45,38 +46,19 @@ int gtp_ev_trace(struct gtp_fbuild *fb, struct ax_env *env, u64 addr,
 }
 
 /*
- * gdb compiles a rewritten entry value to "const K; trace_quick 8; ref64"
- * (or "const K; ref64" in a condition): a constant in the range that the
- * next insn reads or records.
+ * Does a hit of @tp read entry values (the host then records them)?  From
+ * its programs' bound facts (ax.h): ask at QTStart, after gtp_tps_bind().
  */
-static bool prog_reads_entry(const struct ax_prog *prog)
-{
-	u32 i;
-
-	for (i = 0; prog && i + 1 < prog->ninsns; i++) {
-		const struct ax_insn *in = &prog->insns[i];
-		u8 next = prog->insns[i + 1].op;
-
-		if (in->op < AX_CONST8 || in->op > AX_CONST64 ||
-		    !gtp_ev_addr(in->imm))
-			continue;
-		if (next == AX_TRACE_QUICK || next == AX_TRACE16 ||
-		    (next >= AX_REF8 && next <= AX_REF64))
-			return true;
-	}
-	return false;
-}
-
-/* Does a hit of @tp read entry values (the host then records them)? */
 bool gtp_tp_reads_entry(const struct gtp_tp *tp)
 {
 	u32 i;
 
-	if (prog_reads_entry(tp->cond))
+	if (tp->cond && gtp_prog_bound(tp->cond)->reads_entry)
 		return true;
 	for (i = 0; i < tp->nactions; i++)
 		if (tp->actions[i].type == GTP_ACT_EXPR &&
-		    prog_reads_entry(tp->actions[i].prog))
+		    tp->actions[i].prog &&
+		    gtp_prog_bound(tp->actions[i].prog)->reads_entry)
 			return true;
 	return false;
 }

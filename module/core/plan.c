@@ -4,14 +4,16 @@
  * actions are defined (QTDP) or the run starts (QTStart), never at a hit:
  * which expressions the hit path may skip, whether a condition is pure
  * (probes run it first), the exact frame size when the actions fix it,
- * the least size a frame can take, whether a hit needs a frame at all.
- * collect.c reads the results from the tracepoint (tp->frame_len,
- * tp->lean, tp->agg_only, tp->actions[].noop).
+ * the least size a frame can take, whether a hit needs a frame at all;
+ * and, at QTStart, what each program's variable numbers stand for (its
+ * bound facts, gtp_tps_bind()).  collect.c reads the results from the
+ * tracepoint (tp->frame_len, tp->lean, tp->agg_only, tp->actions[].noop).
  */
 #include "plan.h"
 #include "frame.h"
 #include "fbuild.h"
 #include "tsv.h"
+#include "entryval.h"
 
 /* Does running @prog leave the frame as it was? */
 static bool prog_records_nothing(const struct ax_prog *prog)
@@ -204,6 +206,58 @@ static bool tp_feeds_aggs_only(const struct gtp_tp *tp)
 		any = true;
 	}
 	return any;
+}
+
+/*
+ * gdb compiles a rewritten entry value to "const K; trace_quick 8; ref64"
+ * (or "const K; ref64" in a condition): a constant in the range that the
+ * next insn reads or records.  Insn @i is such a constant.
+ */
+static bool const_reads_entry(const struct ax_prog *prog, u32 i)
+{
+	u8 next;
+
+	if (i + 1 >= prog->ninsns || !gtp_ev_addr(prog->insns[i].imm))
+		return false;
+	next = prog->insns[i + 1].op;
+	return next == AX_TRACE_QUICK || next == AX_TRACE16 ||
+	       (next >= AX_REF8 && next <= AX_REF64);
+}
+
+/* @prog's bound facts (ax.h), in one pass over its insns. */
+static void prog_bind(struct ax_prog *prog)
+{
+	struct ax_bound *b = &prog->bound;
+	u32 i;
+
+	memset(b, 0, sizeof(*b));
+	for (i = 0; i < prog->ninsns; i++) {
+		const struct ax_insn *in = &prog->insns[i];
+
+		if (in->op == AX_SETV)
+			b->sets |= gtp_tsv_sets_bit(in->imm);
+		if (in->op == AX_SETV || in->op == AX_GETV ||
+		    in->op == AX_TRACEV)
+			b->uses |= gtp_tsv_uses_bit(in->imm);
+		else if (in->op >= AX_CONST8 && in->op <= AX_CONST64)
+			b->reads_entry |= const_reads_entry(prog, i);
+	}
+	b->gen = gtp_tsv_gen();
+}
+
+void gtp_tps_bind(void)
+{
+	struct gtp_tp *tp;
+	u32 i;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		if (tp->cond)
+			prog_bind(tp->cond);
+		for (i = 0; i < tp->nactions; i++)
+			if (tp->actions[i].type == GTP_ACT_EXPR &&
+			    tp->actions[i].prog)
+				prog_bind(tp->actions[i].prog);
+	}
 }
 
 void gtp_tps_plan_aggs(void)

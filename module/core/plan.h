@@ -47,7 +47,17 @@ u32 gtp_tp_exact_frame_len(const struct gtp_tp *tp);
 void gtp_tp_plan(struct gtp_tp *tp);
 
 /*
- * At QTStart, when gdb has named its variables: which tracepoints only
+ * At QTStart, when gdb has named its variables, first of all: fill every
+ * tracepoint's programs' bound facts (ax.h struct ax_bound), in one pass
+ * each, which everything QTStart decides from them then reads (return
+ * probes, entry values, aggregation-only hits, the host's probe choices).
+ * No definition changes while the trace is armed or running (QTDV and
+ * QTDP are refused), and the next QTStart binds again.
+ */
+void gtp_tps_bind(void);
+
+/*
+ * At QTStart, after gtp_tps_bind(): which tracepoints only
  * feed aggregating variables and so write no frame (tp->agg_only).
  */
 void gtp_tps_plan_aggs(void);

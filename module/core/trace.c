@@ -240,6 +240,8 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
+	/* before anything below asks what a program's variables are */
+	gtp_tps_bind();
 	gtp_tps_mark_sites();
 	if (check_frame_sizes(gc, size)) {
 		gtp_reply_error(gc, 1);

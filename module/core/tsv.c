@@ -159,65 +159,68 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 }
 
 /*
- * What @prog's setv insns write, one bit each: bit <kind> for a
- * built-in, SETS_AGG for an aggregating variable, SETS_PLAIN for an
- * ordinary one (or a number no QTDV defined).  The questions below are
- * all about that set.
+ * The definitions' generation: a program's bound facts (ax.h) hold the one
+ * they were bound to.  Every QTDV and QTinit starts a new one, so facts
+ * bound before are told apart from fresh ones (gtp_prog_bound()).
  */
-#define GTP_SETS_BIT(n)	(1ull << (n))	/* fewer than 62 built-ins */
-#define SETS_AGG	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN)
-#define SETS_PLAIN	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN + 1)
+static u32 tsv_gen = 1;
 
-static u64 prog_sets(const struct ax_prog *prog)
+u32 gtp_tsv_gen(void)
 {
-	u64 sets = 0;
-	u32 i;
+	return tsv_gen;
+}
 
-	if (!prog->facts.sets_tsv)
-		return 0;
-	for (i = 0; i < prog->ninsns; i++) {
-		const struct gtp_tsv *v;
+/* 0 is no generation: a program's facts never bound (ax.h). */
+static void tsv_gen_next(void)
+{
+	if (!++tsv_gen)
+		tsv_gen = 1;
+}
 
-		if (prog->insns[i].op != AX_SETV)
-			continue;
-		v = gtp_tsv_find(prog->insns[i].imm);
-		if (v && v->builtin)
-			sets |= GTP_SETS_BIT(v->builtin);
-		else if (v && v->agg)
-			sets |= SETS_AGG;
-		else
-			sets |= SETS_PLAIN;
-	}
-	return sets;
+/*
+ * @prog's bound facts, which gtp_tps_bind() filled at this QTStart.  Asked
+ * of a program not bound to the definitions in force (a new caller
+ * outside QTStart, a program made after the binding), they would answer
+ * for other variables: say so.
+ */
+const struct ax_bound *gtp_prog_bound(const struct ax_prog *prog)
+{
+	WARN_ON_ONCE(prog->bound.gen != tsv_gen);
+	return &prog->bound;
+}
+
+/* What a setv of variable @num writes: one of the GTP_SETS_* bits. */
+u64 gtp_tsv_sets_bit(u32 num)
+{
+	const struct gtp_tsv *v = gtp_tsv_find(num);
+
+	if (v && v->builtin)
+		return GTP_SETS_BIT(v->builtin);
+	if (v && v->agg)
+		return GTP_SETS_AGG;
+	return GTP_SETS_PLAIN;
+}
+
+/* What a getv or tracev of variable @num names: a built-in's bit, or 0. */
+u64 gtp_tsv_uses_bit(u32 num)
+{
+	const struct gtp_tsv *v = gtp_tsv_find(num);
+
+	return v && v->builtin ? GTP_SETS_BIT(v->builtin) : 0;
 }
 
 /* Does @prog read (getv, tracev) or set the built-in @kind? */
 bool gtp_prog_uses_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind)
 {
-	u32 i;
-
-	if (!prog || (!prog->facts.gets_tsv && !prog->facts.sets_tsv))
-		return false;
-	for (i = 0; i < prog->ninsns; i++) {
-		const struct ax_insn *in = &prog->insns[i];
-		const struct gtp_tsv *v;
-
-		if (in->op != AX_GETV && in->op != AX_SETV &&
-		    in->op != AX_TRACEV)
-			continue;
-		v = gtp_tsv_find(in->imm);
-		if (v && v->builtin == kind)
-			return true;
-	}
-	return false;
+	return prog && (gtp_prog_bound(prog)->uses & GTP_SETS_BIT(kind));
 }
 
 /* Does @prog setv a variable that is the built-in @kind? */
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind)
 {
-	return prog_sets(prog) & GTP_SETS_BIT(kind);
+	return gtp_prog_bound(prog)->sets & GTP_SETS_BIT(kind);
 }
 
 /*
@@ -228,9 +231,9 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
  */
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
 {
-	u64 sets = prog_sets(prog) & ~GTP_SETS_BIT(GTP_TSV_KRET);
+	u64 sets = gtp_prog_bound(prog)->sets & ~GTP_SETS_BIT(GTP_TSV_KRET);
 
-	return sets == SETS_AGG;
+	return sets == GTP_SETS_AGG;
 }
 
 /*
@@ -239,7 +242,7 @@ bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
  */
 bool gtp_prog_marks_kret_only(const struct ax_prog *prog)
 {
-	return prog_sets(prog) == GTP_SETS_BIT(GTP_TSV_KRET);
+	return gtp_prog_bound(prog)->sets == GTP_SETS_BIT(GTP_TSV_KRET);
 }
 
 /**
@@ -289,6 +292,7 @@ void gtp_tsvs_clear(void)
 		tsvs[i].agg = NULL;
 	}
 	WRITE_ONCE(ntsv, 0);
+	tsv_gen_next();
 	gtp_budget_reset();
 }
 
@@ -356,6 +360,7 @@ int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 		smp_wmb();	/* slot contents before the count */
 		WRITE_ONCE(ntsv, ntsv + 1);
 	}
+	tsv_gen_next();
 	return 0;
 }
 

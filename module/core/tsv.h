@@ -46,9 +46,32 @@ struct gtp_tsv {
 	struct gtp_agg *agg;	/* "$hist_X", "$count_X": setv adds here */
 };
 
+/*
+ * What a program's setv insns write (struct ax_bound's @sets), one bit
+ * each: bit <kind> for a built-in, GTP_SETS_AGG for an aggregating
+ * variable, GTP_SETS_PLAIN for an ordinary one (or a number no QTDV
+ * defined).  @uses has the built-ins' bits only.
+ */
+#define GTP_SETS_BIT(n)	(1ull << (n))	/* fewer than 62 built-ins */
+#define GTP_SETS_AGG	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN)
+#define GTP_SETS_PLAIN	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN + 1)
+
 struct gtp_tsv *gtp_tsv_find(u32 num);
 int gtp_tsv_get(u32 num, s64 *val);
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
+/*
+ * The definitions' generation, new at each QTDV and QTinit: the one a
+ * program's bound facts were filled against (gtp_tps_bind()).
+ */
+u32 gtp_tsv_gen(void);
+u64 gtp_tsv_sets_bit(u32 num);	/* what a setv of @num writes */
+u64 gtp_tsv_uses_bit(u32 num);	/* the built-in @num names, or 0 */
+/* @prog's bound facts; warns if not bound to the definitions in force */
+const struct ax_bound *gtp_prog_bound(const struct ax_prog *prog);
+/*
+ * The questions below read a program's bound facts, filled at QTStart
+ * (ax.h struct ax_bound): ask them at QTStart, after gtp_tps_bind().
+ */
 bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind);
 bool gtp_prog_uses_builtin(const struct ax_prog *prog,

@@ -969,6 +969,67 @@ static void test_frame_store_wrap_order(void **state)
 }
 
 /*
+ * What a program's variable numbers stand for is learnt at QTStart (its
+ * bound facts, ax.h), not at QTDP: here every variable is defined after
+ * the programs that name it, and then redefined between two runs.  Facts
+ * kept from QTDP, or from the first run, would get every assert wrong.
+ */
+static void test_bound_facts_follow_definitions(void **state)
+{
+	struct gtp_tp *tp1, *tp2, *tp3;
+	const struct ax_prog *p1, *p3;
+
+	/* 1: teval $v5 = 0;  2: teval $v6 = 0;  3: collect $v7 (tracev) */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X7,22002d00052927"), "OK");
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":X7,22002d00062927"), "OK");
+	assert_string_equal(ask("QTDP:3:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-3:" ADDR2 ":X4,2e000727"), "OK");
+	tp1 = gtp_tp_find(1, ADDR);
+	tp2 = gtp_tp_find(2, 0xffffffffc0001700ull);
+	tp3 = gtp_tp_find(3, 0xffffffffc0001700ull);
+	p1 = tp1->actions[0].prog;
+	p3 = tp3->actions[0].prog;
+	assert_int_equal(p1->bound.gen, 0);	/* QTDP binds nothing */
+
+	/* $v5 is $kret, $v6 a histogram, $v7 $kstack */
+	assert_string_equal(ask("QTDV:5:0000000000000000:0:6b726574"), "OK");
+	assert_string_equal(ask("QTDV:6:0000000000000000:0:686973745f6c6174"),
+			    "OK");
+	assert_string_equal(ask("QTDV:7:0000000000000000:0:6b737461636b"),
+			    "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_int_equal(p1->bound.gen, gtp_tsv_gen());
+	assert_int_equal(p3->bound.gen, gtp_tsv_gen());
+	assert_true(tp1->at_return);
+	assert_true(gtp_prog_marks_kret_only(p1));
+	assert_true(tp2->agg_only);
+	assert_false(tp2->at_return);
+	assert_true(gtp_prog_uses_builtin(p3, GTP_TSV_KSTACK));
+	assert_false(gtp_prog_uses_builtin(p3, GTP_TSV_KRET));
+	assert_false(tp3->at_return);
+	assert_string_equal(ask("QTStop"), "OK");
+
+	/* now $v5 and $v6 are ordinary, $v7 is $kret (read, not set) */
+	assert_string_equal(ask("QTDV:5:0000000000000000:0:78"), "OK");
+	assert_string_equal(ask("QTDV:6:0000000000000000:0:79"), "OK");
+	assert_string_equal(ask("QTDV:7:0000000000000000:0:6b726574"), "OK");
+	/* the first run's facts are told stale until QTStart binds again */
+	assert_true(p1->bound.gen != gtp_tsv_gen());
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_int_equal(p1->bound.gen, gtp_tsv_gen());
+	assert_false(tp1->at_return);
+	assert_false(gtp_prog_marks_kret_only(p1));
+	assert_false(tp2->agg_only);
+	assert_false(gtp_prog_feeds_aggs_only(tp2->actions[0].prog));
+	assert_false(gtp_prog_uses_builtin(p3, GTP_TSV_KSTACK));
+	assert_true(gtp_prog_uses_builtin(p3, GTP_TSV_KRET));
+	assert_false(tp3->at_return);
+	assert_string_equal(ask("QTStop"), "OK");
+}
+
+/*
  * $kret and $kstack: a location whose actions set $kret is marked a return
  * probe at QTStart, and there $kret reads rax; tracev of $kstack records
  * the host's stack (user_trace.c: ip, then made-up addresses) at
@@ -1237,6 +1298,7 @@ int main(void)
 		T(test_hit_budget_shared),
 		T(test_stop_trigger),
 		T(test_tsv_packets),
+		T(test_bound_facts_follow_definitions),
 		T(test_kret_and_kstack),
 		T(test_filter_builtins),
 		T(test_locations_each_their_own),
