@@ -18,7 +18,7 @@
  *    (read-only data, kept after boot), but the _ftrace_events section is
  *    init data, freed after boot: its events are reached through the
  *    ftrace_events list, walked once at init under event_mutex.  None of
- *    these symbols is exported, so gtp_ksym() (ksym.c) looks them up.
+ *    these symbols is exported, so ksym.c looks them up, in kept data.
  *  If a lookup fails the markers are still listed, with id "?:EVENT".
  *
  * The marker address is tp->iterator, __traceiter_EVENT(): it identifies
@@ -66,7 +66,10 @@ static void find_vmlinux_raw_tps(void)
 {
 	raw_start = (void *)gtp_ksym("__start__bpf_raw_tp");
 	raw_stop = (void *)gtp_ksym("__stop__bpf_raw_tp");
-	if (!raw_start || raw_stop < raw_start) {
+	/* the whole table is read: all of it in kept data (ksym.h) */
+	if (!raw_start || raw_stop <= raw_start ||
+	    !gtp_kdata_kept((unsigned long)raw_start,
+			    (void *)raw_stop - (void *)raw_start)) {
 		pr_warn("no __bpf_raw_tp table: argument counts unknown\n");
 		raw_start = raw_stop = NULL;
 	}
@@ -287,8 +290,10 @@ static void add_vmlinux_tp(struct tracepoint *tp, void *priv)
  */
 static void describe_vmlinux_events(void)
 {
-	struct list_head *events = (void *)gtp_ksym("ftrace_events");
-	struct mutex *ev_mutex = (void *)gtp_ksym("event_mutex");
+	struct list_head *events =
+		(void *)gtp_ksym_data("ftrace_events", sizeof(*events));
+	struct mutex *ev_mutex =
+		(void *)gtp_ksym_data("event_mutex", sizeof(*ev_mutex));
 	struct trace_event_call *call;
 	struct gtp_marker *m;
 

@@ -196,7 +196,8 @@ static bool returns_init(void)
 	void **sel;
 
 	if (cpu_feature_enabled(X86_FEATURE_RETHUNK)) {
-		sel = (void **)gtp_ksym("x86_return_thunk");
+		sel = (void **)gtp_ksym_data("x86_return_thunk",
+					     sizeof(*sel));
 		if (!sel || copy_from_kernel_nofault(&ret_thunk, sel,
 						     sizeof(ret_thunk)) ||
 		    !ret_thunk) {

@@ -34,12 +34,6 @@
 #include "kcompat.h"
 #include "ksym.h"
 #include "services.h"
-#include "kdata.h"
-
-static u64 ksym(const char *name)
-{
-	return gtp_ksym(name);
-}
 
 /**
  * gtp_jit_direct - may JIT code load [@addr, @addr + @size) directly?
@@ -59,7 +53,7 @@ const void *gtp_jit_direct(u64 addr, u32 size, void **pin)
 		return NULL;
 	if (gtp_locked_down())
 		return NULL;
-	if (gtp_kdata_direct_ok(addr, size, ksym))
+	if (gtp_kdata_kept(addr, size))
 		return (const void *)(unsigned long)addr;
 	mod = gtp_module_get_data(addr, size);
 	if (!mod)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ksym.c - addresses of the few kernel symbols gtp needs that are not
- * exported: data it reads (gtp_ksym()) and functions it calls
- * (gtp_ksym_func(), bound to a static call by gtp_kfunc_bind()).
+ * exported: data it reads (gtp_ksym_data(), in kept data only; gtp_ksym())
+ * and functions it calls (gtp_ksym_func(), bound to a static call by
+ * gtp_kfunc_bind()).
  *
  * No kernel function is called to find them.  kallsyms_lookup_name() is
  * not exported, and on a kernel built with IBT (CONFIG_X86_KERNEL_IBT) a
@@ -29,6 +30,7 @@
 #define pr_fmt(fmt) "gtp: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
 #include <linux/capability.h>
@@ -36,6 +38,7 @@
 
 #include "kcompat.h"
 #include "ksym.h"
+#include "kdata.h"
 
 static bool starts_symbol(unsigned long addr)
 {
@@ -91,6 +94,76 @@ unsigned long gtp_ksym(const char *name)
 	unsigned long addr = resolve(name, &text);
 
 	return text ? 0 : addr;
+}
+
+/*
+ * core/kdata.c's resolver.  Its ten section symbols never move, and each
+ * lookup registers a kprobe, which searches kallsyms: resolved once each,
+ * not ten times a check (mod_pin.c checks "modules" at every module
+ * lookup, jit_direct.c every constant a JIT image would load).  @name is
+ * one of kdata.c's static strings, so the slot can keep the pointer.
+ */
+static struct {
+	const char *name;
+	unsigned long addr;
+} section_syms[16];
+static DEFINE_MUTEX(section_syms_lock);
+
+static u64 section_sym(const char *name)
+{
+	unsigned long addr;
+	unsigned int i;
+
+	mutex_lock(&section_syms_lock);
+	for (i = 0; i < ARRAY_SIZE(section_syms) && section_syms[i].name; i++)
+		if (!strcmp(section_syms[i].name, name))
+			break;
+	if (i < ARRAY_SIZE(section_syms) && section_syms[i].name) {
+		addr = section_syms[i].addr;
+	} else {
+		addr = gtp_ksym(name);
+		if (i < ARRAY_SIZE(section_syms)) {
+			section_syms[i].name = name;
+			section_syms[i].addr = addr;
+		}
+	}
+	mutex_unlock(&section_syms_lock);
+	return addr;
+}
+
+/**
+ * gtp_kdata_kept - does [@addr, @addr + @size) lie in vmlinux's kept data?
+ * @addr: start
+ * @size: bytes, at least 1
+ *
+ * Kept data: .rodata, .data and .bss but what the kernel frees after boot
+ * (core/kdata.c), mapped and meaning the same for as long as the kernel
+ * runs.  For a range found otherwise than by gtp_ksym_data(): a table
+ * between two linker symbols, a constant a JIT image would load.
+ *
+ * Context: process context (resolves the section symbols; may sleep).
+ * Return: true when the whole range lies in it.
+ */
+bool gtp_kdata_kept(unsigned long addr, size_t size)
+{
+	if (!size || addr + (size - 1) < addr || size > U32_MAX)
+		return false;
+	return gtp_kdata_direct_ok(addr, size, section_sym);
+}
+
+/*
+ * gtp_ksym_data() (ksym.h): gtp_ksym(), and then only if the object lies
+ * wholly in vmlinux's kept data (gtp_kdata_kept()): a name that resolved
+ * to something else (text, init memory freed after boot, a layout gtp
+ * does not know) is never dereferenced.  That checks where the object
+ * is, not what it is: a caller that can check its type as well still
+ * does (mod_pin.c's "modules").
+ */
+unsigned long gtp_ksym_data(const char *name, size_t size)
+{
+	unsigned long addr = gtp_ksym(name);
+
+	return addr && gtp_kdata_kept(addr, size) ? addr : 0;
 }
 
 /**
@@ -149,7 +222,8 @@ bool gtp_kaddr_visible(void)
 	const int *kr = READ_ONCE(kptr_restrict);
 
 	if (!kr) {
-		kr = (const int *)gtp_ksym("kptr_restrict");
+		kr = (const int *)gtp_ksym_data("kptr_restrict",
+						 sizeof(*kr));
 		WRITE_ONCE(kptr_restrict, kr);
 	}
 	if (!kr || READ_ONCE(*kr) >= 2)

@@ -6,6 +6,24 @@
 #include <linux/static_call.h>
 
 unsigned long gtp_ksym(const char *name);
+bool gtp_kdata_kept(unsigned long addr, size_t size);
+
+/**
+ * gtp_ksym_data - the address of a kernel data object gtp reads or locks
+ * @name: as in /proc/kallsyms
+ * @size: the bytes gtp will touch there (sizeof the object)
+ *
+ * Only when [address, address + @size) lies wholly in vmlinux's kept
+ * data: .rodata, .data and .bss but what the kernel frees after boot
+ * (core/kdata.c).  Every data symbol gtp dereferences goes through it
+ * (a table between two symbols through gtp_kdata_kept());
+ * tests/unit/test_kdata.c lists each name and size, and make
+ * check-kdata-images checks them on every installed matrix kernel.
+ *
+ * Context: process context (registers a kprobe; may sleep).
+ * Return: its address, or 0 when it does not exist or lies elsewhere.
+ */
+unsigned long gtp_ksym_data(const char *name, size_t size);
 unsigned long gtp_ksym_func_start(unsigned long addr);
 unsigned long gtp_ksym_code(const char *name);
 unsigned long gtp_ksym_func(const char *name);

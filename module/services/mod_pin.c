@@ -51,7 +51,8 @@ static bool match_any(const struct module *mod, u64 addr, u32 size)
 static struct module *get_module(u64 addr, u32 size,
 				 bool (*match)(const struct module *, u64, u32))
 {
-	struct list_head *modules = (void *)gtp_ksym("modules");
+	struct list_head *modules =
+		(void *)gtp_ksym_data("modules", sizeof(*modules));
 	struct module *mod, *found = NULL;
 	struct list_head *pos;
 	bool on_ring = false;
@@ -59,7 +60,10 @@ static struct module *get_module(u64 addr, u32 size,
 	if (!modules)
 		return NULL;
 	rcu_read_lock();
-	/* only trust the symbol if it is the head of the ring we are on */
+	/*
+	 * gtp_ksym_data() said where it is (kept data); that it is the head
+	 * of the ring we are on says what it is: only then trust it.
+	 */
 	list_for_each_rcu(pos, &THIS_MODULE->list) {
 		if (pos == modules) {
 			on_ring = true;

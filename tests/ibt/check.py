@@ -17,7 +17,8 @@ not listed here:
                      call SC retargeted to it: a direct call, so a sealed
                      function is fine (the JIT's memory functions are
                      sealed on every IBT kernel);
-  gtp_ksym("NAME")   data, read, never called.
+  gtp_ksym_data("NAME", SIZE), gtp_ksym("NAME")
+                     data, read, never called.
 
 Fails when
   - a gtp_ksym() name is a function in some image (gtp would be reading
@@ -46,7 +47,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import kimage  # noqa: E402
 
-CALL = re.compile(r"\b(gtp_ksym)\(\s*([^,)]*)")
+CALL = re.compile(r"\b(gtp_ksym(?:_data)?)\(\s*([^,)]*)")
 BIND = re.compile(r"\bgtp_kfunc_bind\(\s*\w+\s*,\s*([^)]*)\)")
 RAW = re.compile(r"\bgtp_ksym_func\(")
 DEF = re.compile(r"^[a-z].*\b(\w+)\(\s*const char \*(\w+)\b[^;]*$")

@@ -8,6 +8,9 @@
  * lines of a 6.1 guest's /proc/kallsyms.  Direct loads must stay inside
  * rodata, data and bss and out of what the kernel frees after boot: the
  * unused part of .bss..decrypted (inside .bss) and the init sections.
+ * And every data symbol module/services/ksym.c's gtp_ksym_data() is asked
+ * for must lie there (helper_syms[]): tests/unit/kdata-images runs this
+ * binary on the kallsyms of every installed matrix kernel's image.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,11 +31,33 @@ static struct {
 } syms[MAX_SYMS];
 static int nsyms;
 
+/*
+ * Every data symbol module/services/ksym.c's gtp_ksym_data() is asked
+ * for, with the size its caller passes (sizeof the object on the matrix's
+ * x86-64 configs, none with lock debugging): mod_pin.c, static_tp.c,
+ * exec_mem.c, ksym.c.  A new caller adds its name here.
+ */
+static const struct {
+	const char *name;
+	u32 size;
+} helper_syms[] = {
+	{ "modules", 16 },		/* struct list_head */
+	{ "kptr_restrict", 4 },		/* int */
+	{ "x86_return_thunk", 8 },	/* a pointer, __ro_after_init */
+	{ "ftrace_events", 16 },	/* struct list_head */
+	{ "event_mutex", 32 },		/* struct mutex, rt_mutex's too */
+};
+
+/* static_tp.c reads the table between these (gtp_kdata_kept()) */
+#define RAW_TP_START	"__start__bpf_raw_tp"
+#define RAW_TP_STOP	"__stop__bpf_raw_tp"
+
 static const char *const wanted[] = {
 	"__start_rodata", "__end_rodata", "_sdata", "_edata",
 	"__bss_start", "__bss_stop", "__init_begin", "__init_end",
 	"__start_bss_decrypted", "__start_bss_decrypted_unused",
 	"__end_bss_decrypted",
+	RAW_TP_START, RAW_TP_STOP,
 };
 
 static u64 sym(const char *name)
@@ -67,7 +92,14 @@ static int load(void **state)
 		for (i = 0; i < ARRAY_SIZE(wanted); i++)
 			if (!strcmp(name, wanted[i]))
 				break;
-		if (i == ARRAY_SIZE(wanted) || !addr)
+		if (i == ARRAY_SIZE(wanted)) {
+			for (i = 0; i < ARRAY_SIZE(helper_syms); i++)
+				if (!strcmp(name, helper_syms[i].name))
+					break;
+			if (i == ARRAY_SIZE(helper_syms))
+				continue;
+		}
+		if (!addr)
 			continue;
 		snprintf(syms[nsyms].name, sizeof(syms[nsyms].name), "%s", name);
 		syms[nsyms++].addr = addr;
@@ -144,6 +176,33 @@ static void test_init_excluded(void **state)
 	assert_false(ok(hi - 8, 8));
 }
 
+/*
+ * What gtp_ksym_data() resolves lies in kept data with the size its
+ * caller touches, and so does the whole __bpf_raw_tp table: else gtp
+ * would go without it on that kernel (or, before the check, have read
+ * memory it does not know).
+ */
+static void test_helper_symbols_kept(void **state)
+{
+	u64 lo = sym(RAW_TP_START), hi = sym(RAW_TP_STOP);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(helper_syms); i++) {
+		u64 a = sym(helper_syms[i].name);
+
+		if (!a)
+			fail_msg("%s missing", helper_syms[i].name);
+		if (!ok(a, helper_syms[i].size))
+			fail_msg("%s at 0x%llx, %u bytes: not in kept data",
+				 helper_syms[i].name, (unsigned long long)a,
+				 helper_syms[i].size);
+	}
+	if (!lo || !hi)
+		fail_msg("no " RAW_TP_START "/" RAW_TP_STOP);
+	assert_true(lo < hi);
+	assert_true(ok(lo, hi - lo));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_decrypted_used_part_kept),
 		cmocka_unit_test(test_decrypted_unused_excluded),
 		cmocka_unit_test(test_init_excluded),
+		cmocka_unit_test(test_helper_symbols_kept),
 	};
 
 	return cmocka_run_group_tests(tests, load, NULL);
