@@ -6,7 +6,8 @@ checkout; installed (gdb-scripts/pyproject.toml, package gtptrace-tools)
 `gtp-ctl` is that console entry point.  One module per concept:
 
   main.py        argparse front end; every subcommand module registers
-                 itself (SUBCOMMANDS) with register(subparsers)
+                 itself (SUBCOMMANDS) with register(subparsers), imported
+                 only when one of its commands runs (COMMANDS)
   trace.py       a trace in memory: tracepoint definitions, trace state
                  variables, frames and their R/M/V blocks
   tfile.py       reading gdb's trace file format (tsave)

@@ -31,8 +31,12 @@ from typing import Iterable
 
 import gdb
 
-from . import btf as B
-from . import dwarfgen, ksyms, module, symfile, vmlinux
+from . import ksyms, module, vmlinux
+
+# btf, dwarfgen and symfile (with elfgen) are imported where a symbol file
+# is made or described, not when gtp.py is sourced: most gdb sessions
+# never do either, and every gdb start in a TCG guest paid about 0.15 s
+# for them (15 ms on the host).
 
 VERSION = "2"                   # of the file's layout: part of the cache key
 BTF_DIR = "/sys/kernel/btf"
@@ -104,6 +108,7 @@ def load(skip: Iterable[str] = (), quiet: bool = False) -> str:
     owners = None
     stats = None
     if not cached:
+        from . import btf as B, symfile
         owners = _kallsyms()
         # modules only: kallsyms also has [bpf], [__builtin__ftrace], ...
         mods = sorted(set(module.loaded_modules()) & set(owners) - set(skip))
@@ -135,6 +140,7 @@ def load(skip: Iterable[str] = (), quiet: bool = False) -> str:
 
 def _cached_stats(path):
     """The Stats saved next to a cached file (None if unreadable)."""
+    from . import symfile
     try:
         with open(path + ".json") as f:
             st = symfile.Stats()
@@ -166,6 +172,7 @@ def _kallsyms():
 
 
 def _info_func(name):
+    from . import btf as B, dwarfgen, symfile
     owners = _state.get("owners") or _kallsyms()
     hits = [(o, a) for o, syms in owners.items() for a, t, n in syms
             if n == name and t in ksyms.TEXT_TYPES]

@@ -193,6 +193,30 @@ def test_cli_errors_and_help():
     assert p.returncode == 2, p.returncode
 
 
+def test_commands_table_names_each_module():
+    """gtp-ctl imports only the module of the command it runs
+    (main.COMMANDS): each module's commands are listed under it, no other
+    name is, and a listed command parses with its module alone."""
+    import argparse
+    import importlib
+    from gtpctl import main
+    seen = {}
+    for name in main.SUBCOMMANDS:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module("gtpctl." + name).register(sub, main._Formatter)
+        for cmd in sub.choices:
+            seen[cmd] = name
+    assert seen == main.COMMANDS, (seen, main.COMMANDS)
+    for cmd in main.COMMANDS:
+        assert list(main.parser(cmd)._subparsers._group_actions[0].choices) == \
+            [c for c, m in seen.items() if m == main.COMMANDS[cmd]], cmd
+    # --help and an unknown name still see every command
+    p = subprocess.run([CTL, "--help"], stdout=subprocess.PIPE)
+    assert p.returncode == 0 and all(c.encode() in p.stdout for c in seen), p.stdout
+    p = subprocess.run([CTL, "nosuch"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 2 and b"fleet" in p.stderr and b"status" in p.stderr, p.stderr
+
+
 class FakeAggTarget:
     """Answers qTfV/qTsV and qGtpAgg as module/core/tsv_packets.c documents
     them, pages of `page` keys; records what it was asked."""
