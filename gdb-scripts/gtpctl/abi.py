@@ -43,7 +43,8 @@ AX_ERRORS = ("none", "unreadable memory", "division by zero",
 BUILTIN_TSVS = ("cpu_id", "current_task", "current_task_pid", "clock",
                 "rdtsc", "hardirq_count", "softirq_count", "gtp_stop",
                 "kret", "kstack", "gtp_cpu_budget", "gtp_budget_stop",
-                "cgroup_id", "ns_pid", "ns_tgid", "caller", "kret_ns")
+                "cgroup_id", "ns_pid", "ns_tgid", "caller", "kret_ns",
+                "gtp_enable", "gtp_disable")
 BUILTIN_KNOBS = ("gtp_cpu_budget", "gtp_budget_stop")
 
 

@@ -260,6 +260,27 @@ void gtp_tps_bind(void)
 	}
 }
 
+/*
+ * Does any program of the run set $gtp_enable (trigger.c)?  Then every
+ * probe stays armed while its tracepoint is disabled.
+ */
+bool gtp_tps_chained(void)
+{
+	const struct gtp_tp *tp;
+	u32 i;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		if (tp->cond && gtp_prog_sets_builtin(tp->cond, GTP_TSV_ENABLE))
+			return true;
+		for (i = 0; i < tp->nactions; i++)
+			if (tp->actions[i].type == GTP_ACT_EXPR &&
+			    gtp_prog_sets_builtin(tp->actions[i].prog,
+						  GTP_TSV_ENABLE))
+				return true;
+	}
+	return false;
+}
+
 void gtp_tps_plan_aggs(void)
 {
 	struct gtp_tp *tp;

@@ -62,4 +62,7 @@ void gtp_tps_bind(void);
  */
 void gtp_tps_plan_aggs(void);
 
+/* At QTStart, bound: may an action enable a tracepoint (trigger.c)? */
+bool gtp_tps_chained(void);
+
 #endif /* GTP_PLAN_H */

@@ -115,7 +115,8 @@ static void set_enabled(struct gtp_conn *gc, char *args, bool enabled)
 		return;
 	}
 	WRITE_ONCE(tp->enabled, enabled);
-	if (tp->probe)
+	/* a trigger may enable it again: its probe stays (trigger.c) */
+	if (tp->probe && !tp->keep_armed)
 		gtp_host->set_enabled(tp, enabled);
 	gtp_reply(gc, "OK");
 }

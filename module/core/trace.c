@@ -24,6 +24,7 @@
 #include "plan.h"
 #include "static_data.h"
 #include "budget.h"
+#include "trigger.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */
 
@@ -76,17 +77,18 @@ static void reply_note(struct gtp_conn *gc, const char *name,
 }
 
 /*
- * gdb's tstatus prints "notes" as "Trace notes: ..."; the CPU budget's
- * trips come first there, then the user's notes (hex, as gdb sent them).
+ * gdb's tstatus prints "notes" as "Trace notes: ..."; gtp's own (the CPU
+ * budget's trips, what trigger chains switched) come first there, then
+ * the user's notes (hex, as gdb sent them).
  */
-static void reply_notes(struct gtp_conn *gc, const char *trips, size_t len)
+static void reply_notes(struct gtp_conn *gc, const char *own, size_t len)
 {
 	if (!len) {
 		reply_note(gc, "notes", run.notes);
 		return;
 	}
 	gtp_reply(gc, ";notes:");
-	rsp_reply_hex(&gc->rsp, trips, len);
+	rsp_reply_hex(&gc->rsp, own, len);
 	if (*run.notes) {
 		rsp_reply_hex(&gc->rsp, "; ", 2);
 		gtp_reply(gc, run.notes);
@@ -108,8 +110,11 @@ static bool trip_armed(u32 num)
 static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 {
 	struct gtp_frame_stats st;
-	char why[48], trips[GTP_BUDGET_MAX_TRIPS * 96 + 16];
-	size_t ntrips = gtp_budget_report(trips, sizeof(trips), trip_armed);
+	/* the trips, then room for what trigger chains switched */
+	char why[48], trips[GTP_BUDGET_MAX_TRIPS * 96 + 16 +
+			    GTP_TRIGGER_REPORT_MAX];
+	size_t ntrips = gtp_budget_report(trips, sizeof(trips) -
+					  GTP_TRIGGER_REPORT_MAX, trip_armed);
 
 	gtp_frames_stats(&st);
 	gtp_replyf(gc, "T%d;", gtp_trace_running());
@@ -167,8 +172,11 @@ static void pkt_qtstatus(struct gtp_conn *gc, char *args)
 		   (unsigned long long)gtp_run.stop_us);
 	reply_note(gc, "username", run.user);
 	/* a stop by the budget said it above already */
-	reply_notes(gc, trips, gtp_run.stop_reason == GTP_STOP_BUDGET &&
-			       !gtp_trace_running() ? 0 : ntrips);
+	if (gtp_run.stop_reason == GTP_STOP_BUDGET && !gtp_trace_running())
+		ntrips = 0;
+	ntrips += gtp_trigger_report(trips + ntrips, sizeof(trips) - ntrips,
+				     ntrips ? "; " : "");
+	reply_notes(gc, trips, ntrips);
 }
 
 /*
@@ -180,6 +188,7 @@ static void pkt_qtinit(struct gtp_conn *gc, char *args)
 {
 	trace_stop(GTP_STOP_USER);
 	gtp_traceframe_deselect(gc);
+	gtp_trigger_clear();
 	gtp_tps_free();
 	gtp_tsvs_clear();
 	gtp_frames_release();
@@ -251,6 +260,11 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_tsvs_reset_values();
 	gtp_tps_mark_returns();
 	gtp_tps_plan_aggs();
+	if (gtp_trigger_plan(gtp_tps, gtp_tps_chained())) {
+		gtp_console(gc, "gtp: out of memory for the trigger table\n");
+		gtp_reply_error(gc, 1);
+		return;
+	}
 	gtp_budget_arm();
 	ret = gtp_host->arm(gc);
 	if (ret) {
@@ -458,6 +472,7 @@ void gtp_trace_init(void)
 void gtp_trace_exit(void)
 {
 	trace_stop(GTP_STOP_USER);
+	gtp_trigger_clear();
 	gtp_tps_free();
 	gtp_tsvs_clear();
 	gtp_frames_release();

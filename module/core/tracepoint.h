@@ -56,6 +56,8 @@ struct gtp_tp {
 	u64 addr;
 	bool enabled;		/* READ_ONCE: QTEnable/QTDisable while running */
 	u8 tripped;		/* enum gtp_trip, READ_ONCE/WRITE_ONCE */
+	bool keep_armed;	/* a trigger may enable it (trigger.c): its
+				 * probe stays armed while it is disabled */
 	bool fast;		/* :F (downloaded as a normal tracepoint) */
 	bool is_static;		/* :S, handled by the static tracepoint code */
 	bool at_return;		/* actions set $kret: fires at the return */
@@ -91,6 +93,10 @@ struct gtp_tp {
 	atomic_long_t errors;	/* evaluations stopped by an error */
 	atomic_long_t cost;	/* estimated TSC ticks spent in hits (budget.h) */
 	u32 last_err;		/* enum ax_error of the last error */
+	u32 trig_by;		/* the tracepoint whose action switched it
+				 * last (trigger.c), WRITE_ONCE */
+	bool trig_on;		/* ... and to which state */
+	atomic_long_t trig_count;	/* switches by trigger actions */
 	u64 missed;		/* hits the kernel did not deliver: set by the
 				 * host's disarm (a kprobe fired inside another
 				 * handler, a return with no free instance) */

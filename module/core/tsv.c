@@ -7,7 +7,8 @@
  * variable whose name is one of the built-ins below ("tvariable $cpu_id")
  * is not stored: every read takes the value at that moment, so
  * "collect $cpu_id" records the CPU of the hit.  Built-ins are read-only,
- * but for $gtp_stop (gtp_tsv_set()) and $kret, whose setting is not a
+ * but for $gtp_stop, $gtp_enable and $gtp_disable (gtp_tsv_set(): a
+ * trigger, trigger.c) and $kret, whose setting is not a
  * value but a mark: a location whose actions set it is a return probe
  * (gtp_tps_mark_returns()).  $gtp_cpu_budget and $gtp_budget_stop are
  * knobs: their initial value ("tvariable $gtp_cpu_budget = 5") sets this
@@ -27,6 +28,7 @@
 #include "run.h"
 #include "budget.h"
 #include "host.h"	/* $caller */
+#include "trigger.h"	/* $gtp_enable, $gtp_disable */
 
 static struct gtp_tsv tsvs[GTP_MAX_TSV];
 static u32 ntsv;
@@ -49,6 +51,8 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_NS_TGID]		= "ns_tgid",
 	[GTP_TSV_CALLER]		= "caller",
 	[GTP_TSV_KRET_NS]		= "kret_ns",
+	[GTP_TSV_ENABLE]		= "gtp_enable",
+	[GTP_TSV_DISABLE]		= "gtp_disable",
 };
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
@@ -254,10 +258,12 @@ bool gtp_prog_marks_kret_only(const struct ax_prog *prog)
  * $gtp_stop is the flight recorder's trigger: setting it to anything but
  * 0 stops the trace from inside the probe (qTStatus then names @tpnum),
  * so a circular buffer keeps the frames that led up to the event.
- * An aggregating variable adds @val to this CPU's copy (agg.c).
+ * $gtp_enable and $gtp_disable set to N switch tracepoint N on or off
+ * (trigger.c); set to 0, nothing.  An aggregating variable adds @val to this CPU's copy
+ * (agg.c).
  *
- * Return: 0, -ENOENT if @num is undefined, -EPERM for another built-in
- * but $kret.
+ * Return: 0, -ENOENT if @num is undefined (or the tracepoint a trigger
+ * names), -EPERM for another built-in but $kret.
  */
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 {
@@ -273,6 +279,18 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 		if (val)
 			gtp_run_stop(GTP_STOP_TRIGGER, tpnum);
 		return 0;
+	}
+	if (v->builtin == GTP_TSV_ENABLE || v->builtin == GTP_TSV_DISABLE) {
+		/*
+		 * 0 names none (gdb numbers from 1): "$gtp_enable = 2 *
+		 * (counter1 == 900)" switches only on that call.  No
+		 * tracepoint has a number out of range: -ENOENT.
+		 */
+		if (!val)
+			return 0;
+		return gtp_trigger_fire(val < 0 || val > GTP_TP_NUM_MAX ?
+					GTP_TP_NUM_MAX + 1 : (u32)val,
+					v->builtin == GTP_TSV_ENABLE, tpnum);
 	}
 	if (v->builtin == GTP_TSV_KRET)
 		return 0;	/* the mark of a return probe, read at QTStart */

@@ -30,6 +30,8 @@ enum gtp_builtin_tsv {
 	GTP_TSV_NS_TGID,
 	GTP_TSV_CALLER,		/* where the function returns to */
 	GTP_TSV_KRET_NS,	/* at a return: ns since the call's entry */
+	GTP_TSV_ENABLE,		/* set to N: enables tracepoint N (trigger.c) */
+	GTP_TSV_DISABLE,	/* set to N: disables it */
 	GTP_TSV_NR_BUILTIN,
 };
 

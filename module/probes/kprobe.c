@@ -146,7 +146,8 @@ static int kp_arm(struct gtp_conn *gc)
 		struct gtp_tp *tp = gk->a.tp;
 
 		gk->kp.addr = (kprobe_opcode_t *)(unsigned long)tp->addr;
-		if (!tp->enabled)
+		/* armed all the same when a trigger may enable it */
+		if (!tp->enabled && !tp->keep_armed)
 			gk->kp.flags = KPROBE_FLAG_DISABLED;
 		jit_handler(gk);
 		gk->kp.pre_handler = gk->jit.entry ?

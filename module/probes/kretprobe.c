@@ -141,7 +141,8 @@ static int krp_arm(struct gtp_conn *gc)
 		struct kretprobe *rp = &gk->krp;
 
 		rp->kp.addr = (kprobe_opcode_t *)(unsigned long)tp->addr;
-		if (!tp->enabled)
+		/* armed all the same when a trigger may enable it */
+		if (!tp->enabled && !tp->keep_armed)
 			rp->kp.flags = KPROBE_FLAG_DISABLED;
 		rp->entry_handler = gtp_kret_entry;
 		rp->handler = gtp_kret_ret;

@@ -271,6 +271,38 @@ def test_slow_calls_timed_with_clock():
     expect(out, r"^Collected 7 trace frames\.$")
 
 
+@leaves_target_clean
+def test_start_recording_when_something_happens():
+    """vfs_write disabled, do_unlinkat enabling it: a task's writes from
+    its unlink on, not before; not another task's unlink."""
+    with Actors() as a:
+        out_path = os.path.join(a.dir, "cookbook.out")
+        marks = [os.path.join(a.dir, "mark%d" % i) for i in range(2)]
+        for m in marks:
+            open(m, "w").close()
+        writer = """
+fd = os.open(%r, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+for s in (100, 200):
+    assert os.write(fd, b"w" * s) == s
+os.unlink(%r)
+for s in (300, 400):
+    assert os.write(fd, b"w" * s) == s
+""" % (out_path, marks[0])
+        pid = a.start("gtp-writer", writer)
+        # another task unlinks first: its unlink enables nothing
+        a.start("gtp-unlinker", "os.unlink(%r)\n" % marks[1])
+        try:
+            out = session("Start recording when something happens",
+                          {"PID": pid}, a.shell(2))
+        finally:
+            if os.path.exists(out_path):
+                os.unlink(out_path)
+    got = [int(n) for n in re.findall(r"^wrote (\d+) bytes$", out, re.M)]
+    # its writes after the unlink, then its one byte to the done FIFO
+    assert got == [300, 400, 1], out
+    expect(out, r"^Trace notes: tracepoint 1 enabled by 2 \(1 switch\)\.$")
+
+
 def agg_rows(out):
     """[(key text, count)] of the tables gtp-count and gtp-hist print."""
     return [(k, int(n)) for k, n in re.findall(r"^[\[(]([^\])]*)[\])]\s+(\d+) \|", out, re.M)]

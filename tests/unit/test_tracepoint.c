@@ -430,6 +430,101 @@ static void test_stop_trigger(void **state)
 	assert_string_equal(ask("qTV:1"), "V0");
 }
 
+/* @s as qTStatus's notes carry it: hex. */
+static void hexof(char *out, const char *s)
+{
+	for (; *s; s++)
+		out += sprintf(out, "%02x", (unsigned char)*s);
+	*out = '\0';
+}
+
+/*
+ * Trigger chains (trigger.c): tracepoint 1, disabled at QTStart on two
+ * locations, is enabled by tracepoint 2's "teval $gtp_enable = 1" and
+ * disabled again by tracepoint 3's "teval $gtp_disable = 1" (their setv,
+ * as the kernel's hook makes it: user_env.c's only stores); both of its
+ * locations switch, its probes stay armed throughout (keep_armed), and
+ * tstatus's notes say who switched it last.  tests/e2e/test_trigger.py
+ * runs the actions themselves.
+ */
+static void test_trigger_chain(void **state)
+{
+	struct gtp_tp *t1, *t1b, *t2;
+	char want[256];
+	long frames;
+
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:6774705f656e61626c65"),
+			    "OK");	/* $gtp_enable */
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:6774705f64697361626c65"),
+			    "OK");	/* $gtp_disable */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":D:0:0"), "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR2 ":D:0:0"), "OK");
+	/* const8 1; setv 1 (or 2); pop; end */
+	assert_string_equal(ask("QTDP:2:ffffffffc0002000:E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:ffffffffc0002000:X7,22012d00012927"),
+			    "OK");
+	assert_string_equal(ask("QTDP:3:ffffffffc0003000:E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-3:ffffffffc0003000:X7,22012d00022927"),
+			    "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	t1 = gtp_tp_find(1, ADDR);
+	t1b = gtp_tp_find(1, 0xffffffffc0001700ull);
+	t2 = gtp_tp_find_num(2);
+	assert_true(t1->keep_armed && t1b->keep_armed && t2->keep_armed);
+
+	frames = gtp_frames_count();
+	assert_false(hit(t1, 1, 2));
+	assert_false(hit(t1b, 1, 2));
+	assert_int_equal(gtp_frames_count(), frames);
+	assert_null(strstr(ask("qTStatus"), ";notes:"));
+
+	/* what tracepoint 2's action does (user_env.c's setv stores alone) */
+	assert_int_equal(gtp_tsv_set(1, 1, 2), 0);
+	assert_true(READ_ONCE(t1->enabled) && READ_ONCE(t1b->enabled));
+	assert_true(hit(t1, 1, 2));
+	assert_true(hit(t1b, 1, 2));
+	strcpy(want, ";notes:");
+	hexof(want + strlen(want), "tracepoint 1 enabled by 2 (1 switch)");
+	assert_non_null(strstr(ask("qTStatus"), want));
+
+	assert_int_equal(gtp_tsv_set(2, 1, 3), 0);
+	assert_false(hit(t1, 1, 2));
+	assert_false(hit(t1b, 1, 2));
+	assert_int_equal(gtp_tsv_set(1, 1, 2), 0);
+	assert_int_equal(gtp_tsv_set(2, 1, 3), 0);
+	strcpy(want, ";notes:");
+	hexof(want + strlen(want), "tracepoint 1 disabled by 3 (4 switches)");
+	assert_non_null(strstr(ask("qTStatus"), want));
+
+	/* a tracepoint the CPU budget tripped stays off */
+	WRITE_ONCE(t1->tripped, GTP_TRIP_PENDING);
+	assert_int_equal(gtp_tsv_set(1, 1, 2), 0);
+	assert_false(READ_ONCE(t1->enabled));
+	assert_true(READ_ONCE(t1b->enabled));
+	WRITE_ONCE(t1->tripped, GTP_TRIP_NONE);
+
+	/* 0 names no tracepoint: nothing changes */
+	assert_int_equal(gtp_tsv_set(1, 0, 2), 0);
+	assert_false(READ_ONCE(t1->enabled));
+	/* a number no tracepoint has is the setter's error */
+	assert_int_equal(gtp_tsv_set(1, 99, 2), -ENOENT);
+	assert_int_equal(gtp_tsv_set(1, -1, 2), -ENOENT);
+	assert_int_equal(gtp_tsv_set(2, 0x10000, 2), -ENOENT);
+	assert_string_equal(ask("QTStop"), "OK");
+
+	/* a run no action enables anything in keeps no probe armed for it */
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:6774705f64697361626c65"),
+			    "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":D:0:0"), "OK");
+	assert_string_equal(ask("QTDP:3:ffffffffc0003000:E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-3:ffffffffc0003000:X7,22012d00022927"),
+			    "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_false(gtp_tp_find_num(1)->keep_armed);
+	assert_false(gtp_tp_find_num(3)->keep_armed);
+}
+
 static void test_tsv_packets(void **state)
 {
 	char want[96];
@@ -1297,6 +1392,7 @@ int main(void)
 		T(test_jit_probe_images_counted),
 		T(test_hit_budget_shared),
 		T(test_stop_trigger),
+		T(test_trigger_chain),
 		T(test_tsv_packets),
 		T(test_bound_facts_follow_definitions),
 		T(test_kret_and_kstack),
