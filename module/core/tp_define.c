@@ -186,6 +186,7 @@ static void qtdp_define(struct gtp_conn *gc, const char *p)
 		return;
 	}
 	tp->enabled = enabled;
+	tp->gdb_enabled = enabled;
 	tp->pass = pass;
 	if (parse_def_options(gc, tp, &p)) {
 		gtp_tp_free(tp);

@@ -115,6 +115,7 @@ static void set_enabled(struct gtp_conn *gc, char *args, bool enabled)
 		return;
 	}
 	WRITE_ONCE(tp->enabled, enabled);
+	tp->gdb_enabled = enabled;
 	/* a trigger may enable it again: its probe stays (trigger.c) */
 	if (tp->probe && !tp->keep_armed)
 		gtp_host->set_enabled(tp, enabled);

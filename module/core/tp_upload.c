@@ -30,7 +30,9 @@ int gtp_tp_format_piece(const struct gtp_tp *tp, u32 sub, char *buf,
 
 	if (sub == 0)
 		return snprintf(buf, size, "T%x:%llx:%c:%llx:%llx%s%s%s",
-				tp->num, addr, tp->enabled ? 'E' : 'D',
+				tp->num, addr,
+				tp->gdb_enabled && !READ_ONCE(tp->tripped) ?
+				'E' : 'D',
 				(unsigned long long)tp->step,
 				(unsigned long long)tp->pass,
 				tp->is_static ? ":S" : "",

@@ -54,7 +54,12 @@ struct gtp_tp {
 	struct gtp_tp *next;
 	u32 num;
 	u64 addr;
-	bool enabled;		/* READ_ONCE: QTEnable/QTDisable while running */
+	bool enabled;		/* READ_ONCE: the hits' gate, which gdb
+				 * (QTEnable/QTDisable while running), trigger
+				 * chains and the CPU budget's trips set */
+	bool gdb_enabled;	/* as gdb set it (QTDP, QTEnable/QTDisable):
+				 * what the upload says (tp_upload.c), so a
+				 * saved session starts as gdb defined it */
 	u8 tripped;		/* enum gtp_trip, READ_ONCE/WRITE_ONCE */
 	bool keep_armed;	/* a trigger may enable it (trigger.c): its
 				 * probe stays armed while it is disabled */

@@ -486,6 +486,8 @@ static void test_trigger_chain(void **state)
 	strcpy(want, ";notes:");
 	hexof(want + strlen(want), "tracepoint 1 enabled by 2 (1 switch)");
 	assert_non_null(strstr(ask("qTStatus"), want));
+	/* the upload (gdb, gtp-ctl save-session) says what gdb defined */
+	assert_memory_equal(ask("qTfP"), "T1:" ADDR16 ":D:", 22);
 
 	assert_int_equal(gtp_tsv_set(2, 1, 3), 0);
 	assert_false(hit(t1, 1, 2));
