@@ -44,10 +44,10 @@ shell echo 2 > /proc/gtp_test
 tstatus
 shell cat /sys/module/gtptrace/parameters/attached
 tstop
-tfind start
+tfind tracepoint 1
 while $trace_frame != -1
 printf "hit %d %d\\n", $tracepoint, counter1
-tfind
+tfind tracepoint 1
 end
 """
 # gtp_test_lines(1, 2) calls gtp_test_function(4, 1), then (11, 9)
@@ -59,6 +59,8 @@ def run():
     out = gdb_script(GDB_HEAD + BODY, timeout=300)
     expect_not(out, SCRIPT_BUGS + r"|Error|evaluation error")
     expect(out, r"^Trace notes: tracepoint 1 disabled by 3 \(2 switches\)")
+    # the chain's own hits: one empty frame each
+    expect(out, r"^Collected %d trace frames\.$" % (len(WANT) + 2))
     got = [(int(t), int(c)) for t, c in re.findall(r"^hit (\d+) (\d+)$", out, re.M)]
     assert got == [(1, c) for c in WANT], (got, out)
     return out
