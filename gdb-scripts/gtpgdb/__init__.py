@@ -35,6 +35,8 @@ registering its commands with register():
               inlined code
   tracemany.py  gtp-trace-many: a tracepoint on each kernel function
               whose name matches a regular expression
+  percpu.py   gtp-percpu: a per-CPU variable's ($p_NAME) value on each
+              CPU (gtpctl/pcpu.py)
 """
 try:
     import gdb  # noqa: F401
@@ -45,9 +47,9 @@ except ImportError:
 
 if gdb is not None:
     from . import (collectable, connect, errsites, hist, kernsyms, kstack,
-                   module, static, strcond, tracemany, vmlinux, where)
+                   module, percpu, static, strcond, tracemany, vmlinux, where)
 
     # strcond joins collectable's hook-tstart: it registers after it.
     for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
-               collectable, strcond, errsites, where, tracemany):
+               collectable, strcond, errsites, where, tracemany, percpu):
         _m.register()

@@ -14,6 +14,14 @@
  * knobs: their initial value ("tvariable $gtp_cpu_budget = 5") sets this
  * session's CPU budget (budget.h); read, the budget in force.
  *
+ * A variable named "$p_NAME" has one value per CPU (KGTP's per-CPU
+ * variables): a hit reads and sets its own CPU's, with plain loads and
+ * stores, no atomics and no shared cache line to fight over, so "the
+ * 1000th call on this CPU" is a condition; a reader (qTV, gdb's "print")
+ * gets the sum, and qGtpPcpu each CPU's.  A hit nested in another on one
+ * CPU (an interrupt's) that sets it between the other's read and set is
+ * lost to it, as for any variable: getv and setv are two steps.
+ *
  * A variable named "$hist_NAME" or "$count_NAME" aggregates instead
  * (agg.c): setv adds its value to a per-CPU histogram or count table,
  * reads (getv, qTV) give how many values were added.
@@ -54,6 +62,14 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_ENABLE]		= "gtp_enable",
 	[GTP_TSV_DISABLE]		= "gtp_disable",
 };
+
+/* "$p_X" with some X: one value per CPU (a built-in never starts so). */
+static bool is_pcpu_name(const char *name)
+{
+	size_t n = strlen(GTP_TSV_PCPU_PREFIX);
+
+	return !strncmp(name, GTP_TSV_PCPU_PREFIX, n) && name[n];
+}
 
 static enum gtp_builtin_tsv builtin_by_name(const char *name)
 {
@@ -111,6 +127,17 @@ struct gtp_tsv *gtp_tsv_find(u32 num)
 	return NULL;
 }
 
+/* A per-CPU variable's readers see the sum (wrapping as s64 adds do). */
+static s64 pcpu_sum(const struct gtp_tsv *v)
+{
+	u64 sum = 0;
+	u32 cpu;
+
+	for (cpu = 0; cpu < gtp_nr_cpus(); cpu++)
+		sum += (u64)READ_ONCE(v->pcpu[cpu]);
+	return (s64)sum;
+}
+
 /* Current value (probe context safe).  -ENOENT if undefined. */
 int gtp_tsv_get(u32 num, s64 *val)
 {
@@ -120,10 +147,33 @@ int gtp_tsv_get(u32 num, s64 *val)
 		return -ENOENT;
 	if (v->agg)
 		*val = gtp_agg_total(v->agg);
+	else if (v->pcpu)
+		*val = pcpu_sum(v);
 	else if (v->builtin)
 		*val = builtin_value(v->builtin);
 	else
 		*val = READ_ONCE(v->value);
+	return 0;
+}
+
+/**
+ * gtp_tsv_get_cpu() - one CPU's value of a per-CPU variable ("$p_X")
+ * @num: the variable
+ * @cpu: the CPU, below gtp_nr_cpus()
+ * @val: its value there
+ *
+ * Return: 0, -ENOENT if @num is undefined, -EINVAL if it is not per CPU
+ * or @cpu is out of range.
+ */
+int gtp_tsv_get_cpu(u32 num, u32 cpu, s64 *val)
+{
+	struct gtp_tsv *v = gtp_tsv_find(num);
+
+	if (!v)
+		return -ENOENT;
+	if (!v->pcpu || cpu >= gtp_nr_cpus())
+		return -EINVAL;
+	*val = READ_ONCE(v->pcpu[cpu]);
 	return 0;
 }
 
@@ -156,6 +206,8 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 	}
 	if (v->agg)
 		*val = gtp_agg_total(v->agg);
+	else if (v->pcpu)
+		*val = READ_ONCE(v->pcpu[gtp_cpu_id()]);
 	else
 		*val = v->builtin ? builtin_value(v->builtin) :
 				    READ_ONCE(v->value);
@@ -296,6 +348,10 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 		return 0;	/* the mark of a return probe, read at QTStart */
 	if (v->builtin)
 		return -EPERM;
+	if (v->pcpu) {
+		WRITE_ONCE(v->pcpu[gtp_cpu_id()], val);
+		return 0;
+	}
 	WRITE_ONCE(v->value, val);
 	return 0;
 }
@@ -308,10 +364,21 @@ void gtp_tsvs_clear(void)
 	for (i = 0; i < ntsv; i++) {
 		gtp_agg_free(tsvs[i].agg);
 		tsvs[i].agg = NULL;
+		gtp_free(tsvs[i].pcpu);
+		tsvs[i].pcpu = NULL;
 	}
 	WRITE_ONCE(ntsv, 0);
 	tsv_gen_next();
 	gtp_budget_reset();
+}
+
+/* Every CPU's value of a per-CPU variable starts at @initial. */
+static void pcpu_fill(s64 *pcpu, s64 initial)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < gtp_nr_cpus(); cpu++)
+		WRITE_ONCE(pcpu[cpu], initial);
 }
 
 /* A run starts from every variable's initial value. */
@@ -323,6 +390,8 @@ void gtp_tsvs_reset_values(void)
 		WRITE_ONCE(tsvs[i].value, tsvs[i].initial);
 		if (tsvs[i].agg)
 			gtp_agg_reset(tsvs[i].agg);
+		if (tsvs[i].pcpu)
+			pcpu_fill(tsvs[i].pcpu, tsvs[i].initial);
 	}
 }
 
@@ -332,26 +401,34 @@ void gtp_tsvs_reset_values(void)
  * @initial: the value it starts each run with
  * @builtin_flag: gdb's "builtin" field, echoed back by qTfV
  * @name: without '$'; a built-in's name makes it that built-in, an
- *	aggregating one's ("hist_lat") allocates its per-CPU tables
+ *	aggregating one's ("hist_lat") allocates its per-CPU tables, a
+ *	per-CPU one's ("p_calls") its values
  *
  * Context: process, while no probe runs (the header).
  * Return: 0, -ENOSPC when GTP_MAX_TSV are defined, -ENOMEM when an
- * aggregating variable's tables cannot be allocated.
+ * aggregating or per-CPU variable's memory cannot be allocated.
  */
 int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 {
 	struct gtp_tsv *v = gtp_tsv_find(num);
 	enum gtp_agg_kind kind = gtp_agg_kind_of(name);
 	struct gtp_agg *agg = NULL;
+	s64 *pcpu = NULL;
 
 	if (kind) {
 		agg = gtp_agg_alloc(kind, gtp_nr_cpus());
 		if (!agg)
 			return -ENOMEM;
+	} else if (is_pcpu_name(name)) {
+		pcpu = gtp_malloc(gtp_nr_cpus() * sizeof(*pcpu));
+		if (!pcpu)
+			return -ENOMEM;
+		pcpu_fill(pcpu, initial);
 	}
 	if (!v) {
 		if (ntsv == GTP_MAX_TSV) {
 			gtp_agg_free(agg);
+			gtp_free(pcpu);
 			return -ENOSPC;
 		}
 		v = &tsvs[ntsv];
@@ -359,6 +436,8 @@ int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 	}
 	gtp_agg_free(v->agg);	/* redefined: the new name decides */
 	v->agg = agg;
+	gtp_free(v->pcpu);
+	v->pcpu = pcpu;
 	v->num = num;
 	v->initial = initial;
 	WRITE_ONCE(v->value, initial);

@@ -46,7 +46,13 @@ struct gtp_tsv {
 	bool builtin_flag;	/* gdb's "builtin" field, echoed back */
 	char name[GTP_TSV_NAME];	/* without '$' */
 	struct gtp_agg *agg;	/* "$hist_X", "$count_X": setv adds here */
+	s64 *pcpu;		/* "$p_X": one value per CPU (gtp_nr_cpus()),
+				 * a hit's getv and setv this CPU's */
 };
+
+/* "$p_X": a variable of one value per CPU (tsv.c) */
+#define GTP_TSV_PCPU_PREFIX	"p_"
+
 
 /*
  * What a program's setv insns write (struct ax_bound's @sets), one bit
@@ -61,6 +67,7 @@ struct gtp_tsv {
 struct gtp_tsv *gtp_tsv_find(u32 num);
 int gtp_tsv_get(u32 num, s64 *val);
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
+int gtp_tsv_get_cpu(u32 num, u32 cpu, s64 *val);
 /*
  * The definitions' generation, new at each QTDV and QTinit: the one a
  * program's bound facts were filled against (gtp_tps_bind()).

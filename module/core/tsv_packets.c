@@ -3,7 +3,8 @@
  * tsv_packets.c - the trace state variables' packets: QTDV defines one,
  * qTfV/qTsV hand the definitions back (gtp_tsv_format()), qTV reads a
  * value (from the selected frame if there is one, traceframe.c), qGtpAgg
- * reads an aggregating variable's tables (agg.c).  The
+ * reads an aggregating variable's tables (agg.c), qGtpPcpu a per-CPU
+ * variable's values (tsv.c).  The
  * store itself is tsv.c, below the probe path; these sit with the other
  * readers.
  */
@@ -241,12 +242,61 @@ malformed:
 	gtp_reply_error(gc, 1);
 }
 
+/* Per-CPU values one qGtpPcpu reply carries at most (fits any packet). */
+#define PCPU_PAGE	64
+
+/*
+ * qGtpPcpu:<n>[:<cpu>] -> "p;<cpu>=<value>;...;l" (or ";m": more follow,
+ * ask again from the CPU after the last one shown): a per-CPU variable's
+ * value on each CPU from <cpu> on, hex, values signed as qGtpAgg's.
+ * Errors: E01 malformed, E02 no such variable, E03 not per CPU.
+ */
+static void pkt_qgtppcpu(struct gtp_conn *gc, char *args)
+{
+	const struct gtp_tsv *v;
+	u64 num, from = 0;
+	const char *p;
+	u32 cpu, n = 0;
+	s64 val;
+
+	p = rsp_parse_hex(args, &num);
+	if (p && *p == ':')
+		p = rsp_parse_hex(p + 1, &from);
+	if (!p || *p) {
+		gtp_console(gc, "gtp: malformed qGtpPcpu packet\n");
+		gtp_reply_error(gc, 1);
+		return;
+	}
+	v = gtp_tsv_find(num);
+	if (!v) {
+		gtp_console(gc, "gtp: qGtpPcpu: no trace state variable %llu\n",
+			    (unsigned long long)num);
+		gtp_reply_error(gc, 2);
+		return;
+	}
+	if (!v->pcpu) {
+		gtp_console(gc, "gtp: qGtpPcpu: $%s is not per CPU (name it $p_NAME)\n",
+			    v->name);
+		gtp_reply_error(gc, 3);
+		return;
+	}
+	gtp_reply(gc, "p");
+	for (cpu = from < gtp_nr_cpus() ? from : gtp_nr_cpus();
+	     cpu < gtp_nr_cpus() && n < PCPU_PAGE; cpu++, n++) {
+		gtp_tsv_get_cpu(num, cpu, &val);
+		gtp_replyf(gc, ";%x=", cpu);
+		reply_shex(gc, "", val);
+	}
+	gtp_reply(gc, cpu < gtp_nr_cpus() ? ";m" : ";l");
+}
+
 static const struct gtp_pkt_handler tsv_handlers[] = {
 	{ "QTDV:", 0, pkt_qtdv },
 	{ "qTfV", GTP_PKT_EXACT, pkt_qtfv },
 	{ "qTsV", GTP_PKT_EXACT, pkt_qtsv },
 	{ "qTV:", 0, pkt_qtv },
 	{ "qGtpAgg:", 0, pkt_qgtpagg },
+	{ "qGtpPcpu:", 0, pkt_qgtppcpu },
 	{ NULL },
 };
 

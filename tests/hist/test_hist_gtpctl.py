@@ -18,7 +18,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "gdb-scripts"))
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 import tap  # noqa: E402
-from gtpctl import agg, bridge, keys, remote, summary, tfile  # noqa: E402
+from gtpctl import agg, bridge, keys, pcpu, remote, summary, tfile  # noqa: E402
 from gtpctl.trace import TraceError  # noqa: E402
 
 CTL = os.path.join(REPO, "gdb-scripts", "gtp-ctl")
@@ -329,6 +329,44 @@ def test_agg_keys_as_symbols():
                     ["[gtp_test:gtp_test_function+0x0]", "1"]], out
     plain = agg.format_agg("gtp-count", c, None)
     assert "[%d]" % udp in plain and "udp4" not in plain, plain
+
+
+def test_pcpu_reads_every_page_and_sums():
+    """gtp-percpu's reader: qGtpPcpu pages as tsv_packets.c gives them
+    (64 CPUs a page, "m" until the last), negative values, the sum;
+    the target's refusals worded."""
+    vals = {cpu: (cpu * 7 if cpu % 3 else -cpu) for cpu in range(150)}
+    asked = []
+
+    def send(p):
+        asked.append(p)
+        if p == "qTfV":
+            return "1:0:0:%s" % b"hits".hex()
+        if p == "qTsV":
+            return "2:0:0:%s" % b"p_calls".hex() if asked.count("qTsV") == 1 else "l"
+        parts = p.split(":")
+        if parts[1] != "2":
+            return "E03"
+        start = int(parts[2], 16) if len(parts) == 3 else 0
+        cpus = [c for c in sorted(vals) if c >= start][:64]
+        body = "".join(";%x=%s" % (c, ("-%x" % -vals[c]) if vals[c] < 0 else "%x" % vals[c])
+                       for c in cpus)
+        return "p%s;%s" % (body, "m" if cpus[-1] < 149 else "l")
+    got = pcpu.read(send, "p_calls")
+    assert got == sorted(vals.items()), got
+    assert [p for p in asked if p.startswith("qGtpPcpu")] == \
+        ["qGtpPcpu:2", "qGtpPcpu:2:40", "qGtpPcpu:2:80"], asked
+    text = pcpu.format_pcpu("p_calls", got)
+    assert text.splitlines()[0] == "gtp-percpu $p_calls: %d on 150 CPU(s)" % sum(vals.values())
+    assert "cpu 3: -3" in text.splitlines()
+    assert pcpu.pcpu_name("$p_calls") == "p_calls" and pcpu.pcpu_name("$hits") is None
+    for reply, words in (("E03", "not a per-CPU variable"), ("x;l", "unexpected reply")):
+        try:
+            pcpu._parse("p_x", reply)
+        except TraceError as e:
+            assert words in str(e), e
+        else:
+            raise AssertionError(reply)
 
 
 if __name__ == "__main__":

@@ -527,6 +527,51 @@ static void test_trigger_chain(void **state)
 	assert_false(gtp_tp_find_num(3)->keep_armed);
 }
 
+/*
+ * A per-CPU variable ("$p_calls", tsv.c): a hit reads and sets its CPU's
+ * value, readers get the sum (one CPU here: compat.h), qGtpPcpu each
+ * CPU's; a run starts every CPU's at the initial value.
+ */
+static void test_pcpu_tsv(void **state)
+{
+	const struct ax_env env = { 0 };
+	s64 v;
+
+	/* $p_calls = 5, $plain = 0 */
+	assert_string_equal(ask("QTDV:1:0000000000000005:0:705f63616c6c73"),
+			    "OK");
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:706c61696e"), "OK");
+	assert_non_null(gtp_tsv_find(1)->pcpu);
+	assert_null(gtp_tsv_find(2)->pcpu);
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_string_equal(ask("qTV:1"), "V5");
+	assert_string_equal(ask("qGtpPcpu:1"), "p;0=5;l");
+	assert_int_equal(gtp_tsv_set(1, -3, 1), 0);
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &v), 0);
+	assert_int_equal(v, -3);
+	assert_int_equal(gtp_tsv_get_cpu(1, 0, &v), 0);
+	assert_int_equal(v, -3);
+	assert_int_equal(gtp_tsv_get_cpu(1, 1, &v), -EINVAL);
+	assert_int_equal(gtp_tsv_get_cpu(2, 0, &v), -EINVAL);
+	assert_string_equal(ask("qTV:1"), "Vfffffffffffffffd");
+	assert_string_equal(ask("qGtpPcpu:1"), "p;0=-3;l");
+	assert_string_equal(ask("qGtpPcpu:1:1"), "p;l");	/* past the last */
+	assert_string_equal(ask("qGtpPcpu:2"), "E03");
+	assert_string_equal(ask("qGtpPcpu:9"), "E02");
+	assert_string_equal(ask("qGtpPcpu:1x"), "E01");
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_string_equal(ask("qGtpPcpu:1"), "p;0=5;l");
+	assert_string_equal(ask("QTStop"), "OK");
+	/* "$p_" alone names no per-CPU variable */
+	assert_string_equal(ask("QTDV:3:0000000000000000:0:705f"), "OK");
+	assert_null(gtp_tsv_find(3)->pcpu);
+	/* redefined under another name, it is plain again */
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTDV:1:0000000000000005:0:706c61696e"), "OK");
+	assert_null(gtp_tsv_find(1)->pcpu);
+}
+
 static void test_tsv_packets(void **state)
 {
 	char want[96];
@@ -1394,6 +1439,7 @@ int main(void)
 		T(test_jit_probe_images_counted),
 		T(test_hit_budget_shared),
 		T(test_stop_trigger),
+		T(test_pcpu_tsv),
 		T(test_trigger_chain),
 		T(test_tsv_packets),
 		T(test_bound_facts_follow_definitions),
