@@ -62,6 +62,9 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.caller			= gtp_attach_caller,
 	.kret_ns		= gtp_attach_kret_ns,
 	.tripped		= gtp_trip_queue,
+	.perf_open		= gtp_perf_open,
+	.perf_close		= gtp_perf_close,
+	.perf_read		= gtp_perf_read,
 	.sdata_fields		= gtp_static_sdata_fields,
 };
 
@@ -107,6 +110,7 @@ static const struct gtp_part {
 	{ part_host_init,	NULL,			true },
 	/* Resolve the JIT's executable memory now, not at the first QTDP. */
 	{ gtp_exec_init,	gtp_exec_exit,		true },
+	{ gtp_perf_init,	NULL,			true },
 	{ part_packets_init,	NULL,			true },
 	{ part_trace_init,	gtp_trace_exit,		true },
 	/*

@@ -44,7 +44,8 @@ BUILTIN_TSVS = ("cpu_id", "current_task", "current_task_pid", "clock",
                 "rdtsc", "hardirq_count", "softirq_count", "gtp_stop",
                 "kret", "kstack", "gtp_cpu_budget", "gtp_budget_stop",
                 "cgroup_id", "ns_pid", "ns_tgid", "caller", "kret_ns",
-                "gtp_enable", "gtp_disable")
+                "gtp_enable", "gtp_disable", "perf_cycles", "perf_instructions",
+                "perf_cache_misses", "perf_page_faults", "perf_cpu_clock")
 BUILTIN_KNOBS = ("gtp_cpu_budget", "gtp_budget_stop")
 
 

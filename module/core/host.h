@@ -9,7 +9,8 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry but @kstack, @entry_reg, @caller, @kret_ns and @tripped is
+ * Every entry but @kstack, @entry_reg, @caller, @kret_ns, @tripped and
+ * @perf_read is
  * called from
  * process context under the packet lock, never from a probe: what a probe
  * needs
@@ -20,7 +21,8 @@
  * another; and only the host knows how a hit was carried (an entry, a
  * return), which $caller and $kret_ns depend on, hence two more; the CPU
  * budget trips in a probe, and only the host can take that probe away,
- * hence @tripped.
+ * hence @tripped; the kernel's counters are read through a function a
+ * module binds, hence @perf_read.
  */
 #ifndef GTP_HOST_H
 #define GTP_HOST_H
@@ -29,6 +31,16 @@
 
 struct gtp_tp;
 struct gtp_conn;
+
+/* The counters a trace state variable reads ($perf_cycles, ...: tsv.c). */
+enum gtp_perf_kind {
+	GTP_PERF_CYCLES,
+	GTP_PERF_INSTRUCTIONS,
+	GTP_PERF_CACHE_MISSES,
+	GTP_PERF_PAGE_FAULTS,
+	GTP_PERF_CPU_CLOCK,	/* software: nanoseconds this CPU ran */
+	GTP_PERF_NR,
+};
 
 /**
  * struct gtp_host_ops - the services a host gives the core and the JIT
@@ -83,6 +95,12 @@ struct gtp_conn;
  *	probe later, from process context, and sets GTP_TRIP_DISARMED, so
  *	that a tripped location stops costing what it cost.  No locks, no
  *	sleep, no allocation, no wake-up.
+ * @perf_open: at QTStart, before @arm: open the counters of the kinds in
+ *	@kinds (bit <enum gtp_perf_kind>) on every CPU.  On failure none
+ *	stays open and a console message says which counter and why.
+ * @perf_close: release them, once no probe runs (after @disarm).
+ * @perf_read: probe context: this CPU's count of counter @kind into
+ *	*@val; -ENODEV when it is not open here.  No locks, no sleep.
  * @sdata_fields: the $_sdata fields of the static tracepoint at marker
  *	@addr as "NAME:SIZE:s|u ..." into @buf (for the consumer's
  *	definitions); the length, or 0 if the marker or its names are gone.
@@ -111,6 +129,10 @@ struct gtp_host_ops {
 	u64 (*caller)(const struct gtp_tp *tp, const struct pt_regs *regs);
 	u64 (*kret_ns)(const struct gtp_tp *tp);
 	void (*tripped)(struct gtp_tp *tp);
+
+	int (*perf_open)(struct gtp_conn *gc, u32 kinds);
+	void (*perf_close)(void);
+	int (*perf_read)(u32 kind, u64 *val);
 
 	int (*sdata_fields)(u64 addr, char *buf, size_t size);
 };

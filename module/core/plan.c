@@ -281,6 +281,32 @@ bool gtp_tps_chained(void)
 	return false;
 }
 
+/* The counters @prog reads (bit <enum gtp_perf_kind>), from its bound facts. */
+static u32 prog_perf_kinds(const struct ax_prog *prog)
+{
+	u32 kinds = 0;
+	int k;
+
+	for (k = 0; prog && k < GTP_PERF_NR; k++)
+		if (gtp_prog_uses_builtin(prog, GTP_TSV_PERF_CYCLES + k))
+			kinds |= 1u << k;
+	return kinds;
+}
+
+u32 gtp_tps_perf_kinds(void)
+{
+	const struct gtp_tp *tp;
+	u32 kinds = 0, i;
+
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		kinds |= prog_perf_kinds(tp->cond);
+		for (i = 0; i < tp->nactions; i++)
+			if (tp->actions[i].type == GTP_ACT_EXPR)
+				kinds |= prog_perf_kinds(tp->actions[i].prog);
+	}
+	return kinds;
+}
+
 void gtp_tps_plan_aggs(void)
 {
 	struct gtp_tp *tp;

@@ -62,6 +62,12 @@ void gtp_tps_bind(void);
  */
 void gtp_tps_plan_aggs(void);
 
+/*
+ * At QTStart, bound: the counters the run's programs read ($perf_cycles,
+ * ...), bit <enum gtp_perf_kind>, for the host to open (host.h).
+ */
+u32 gtp_tps_perf_kinds(void);
+
 /* At QTStart, bound: may an action enable a tracepoint (trigger.c)? */
 bool gtp_tps_chained(void);
 

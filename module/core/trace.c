@@ -45,6 +45,7 @@ static void trace_stop(enum gtp_stop_reason why)
 	gtp_run_stop(why, 0);
 	if (gtp_run.armed) {
 		gtp_host->disarm();
+		gtp_host->perf_close();	/* no probe reads them now */
 		gtp_run.armed = false;
 	}
 	gtp_frames_stop();
@@ -238,6 +239,7 @@ static void report_interpreted(struct gtp_conn *gc)
 static void pkt_qtstart(struct gtp_conn *gc, char *args)
 {
 	u64 size = run.buf_size ? run.buf_size : GTP_DEFAULT_BUF_SIZE;
+	u32 kinds;
 	int ret;
 
 	trace_stop(GTP_STOP_USER);
@@ -266,9 +268,16 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 		return;
 	}
 	gtp_budget_arm();
+	/* The counters the programs read, open before any probe reads one. */
+	kinds = gtp_tps_perf_kinds();
+	if (kinds && gtp_host->perf_open(gc, kinds)) {
+		gtp_reply_error(gc, 1);	/* the host said which and why */
+		return;
+	}
 	ret = gtp_host->arm(gc);
 	if (ret) {
 		/* The host told gdb why; nothing is attached. */
+		gtp_host->perf_close();
 		gtp_reply_error(gc, 1);
 		return;
 	}

@@ -61,6 +61,11 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_KRET_NS]		= "kret_ns",
 	[GTP_TSV_ENABLE]		= "gtp_enable",
 	[GTP_TSV_DISABLE]		= "gtp_disable",
+	[GTP_TSV_PERF_CYCLES]		= "perf_cycles",
+	[GTP_TSV_PERF_INSTRUCTIONS]	= "perf_instructions",
+	[GTP_TSV_PERF_CACHE_MISSES]	= "perf_cache_misses",
+	[GTP_TSV_PERF_PAGE_FAULTS]	= "perf_page_faults",
+	[GTP_TSV_PERF_CPU_CLOCK]	= "perf_cpu_clock",
 };
 
 /* "$p_X" with some X: one value per CPU (a built-in never starts so). */
@@ -127,6 +132,21 @@ struct gtp_tsv *gtp_tsv_find(u32 num)
 	return NULL;
 }
 
+/*
+ * A counter ($perf_cycles, ...): the host's, on this CPU (host.h
+ * @perf_read); -EIO when it has none open here (a getv then fails, and
+ * the hit counts the error; qTV says unknown).
+ */
+static int perf_value(enum gtp_builtin_tsv kind, s64 *val)
+{
+	u64 v;
+
+	if (gtp_host->perf_read(gtp_tsv_perf_kind(kind), &v))
+		return -EIO;
+	*val = (s64)v;
+	return 0;
+}
+
 /* A per-CPU variable's readers see the sum (wrapping as s64 adds do). */
 static s64 pcpu_sum(const struct gtp_tsv *v)
 {
@@ -149,6 +169,8 @@ int gtp_tsv_get(u32 num, s64 *val)
 		*val = gtp_agg_total(v->agg);
 	else if (v->pcpu)
 		*val = pcpu_sum(v);
+	else if (gtp_tsv_perf_kind(v->builtin) >= 0)
+		return perf_value(v->builtin, val);
 	else if (v->builtin)
 		*val = builtin_value(v->builtin);
 	else
@@ -208,6 +230,8 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 		*val = gtp_agg_total(v->agg);
 	else if (v->pcpu)
 		*val = READ_ONCE(v->pcpu[gtp_cpu_id()]);
+	else if (gtp_tsv_perf_kind(v->builtin) >= 0)
+		return perf_value(v->builtin, val);
 	else
 		*val = v->builtin ? builtin_value(v->builtin) :
 				    READ_ONCE(v->value);

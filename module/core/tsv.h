@@ -9,6 +9,7 @@
 #include "packets.h"
 #include "ax.h"
 #include "agg.h"
+#include "host.h"
 
 /* Variables whose value is read at the hit, not stored ("$cpu_id"). */
 enum gtp_builtin_tsv {
@@ -32,8 +33,20 @@ enum gtp_builtin_tsv {
 	GTP_TSV_KRET_NS,	/* at a return: ns since the call's entry */
 	GTP_TSV_ENABLE,		/* set to N: enables tracepoint N (trigger.c) */
 	GTP_TSV_DISABLE,	/* set to N: disables it */
+	GTP_TSV_PERF_CYCLES,	/* this CPU's counters (host.h gtp_perf_kind, */
+	GTP_TSV_PERF_INSTRUCTIONS,	/* in that order) */
+	GTP_TSV_PERF_CACHE_MISSES,
+	GTP_TSV_PERF_PAGE_FAULTS,
+	GTP_TSV_PERF_CPU_CLOCK,
 	GTP_TSV_NR_BUILTIN,
 };
+
+/* A built-in counter's kind, or -1 for another variable. */
+static inline int gtp_tsv_perf_kind(enum gtp_builtin_tsv b)
+{
+	return b >= GTP_TSV_PERF_CYCLES && b <= GTP_TSV_PERF_CPU_CLOCK ?
+	       (int)(b - GTP_TSV_PERF_CYCLES) : -1;
+}
 
 #define GTP_MAX_TSV	256
 #define GTP_TSV_NAME	64

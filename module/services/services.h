@@ -49,6 +49,12 @@ struct module *gtp_module_get_data(u64 addr, u32 size);
 struct module *gtp_module_get_code(u64 addr);
 void gtp_module_put(struct module *mod);
 
+/* perf.c: host.h perf_open / perf_close / perf_read, and its binding */
+int gtp_perf_init(void);
+int gtp_perf_open(struct gtp_conn *gc, u32 kinds);
+void gtp_perf_close(void);
+int gtp_perf_read(u32 kind, u64 *val);
+
 /* jit_direct.c: host.h jit_direct / jit_unpin (process context) */
 const void *gtp_jit_direct(u64 addr, u32 size, void **pin);
 void gtp_jit_unpin(void *pin);

@@ -303,6 +303,31 @@ for s in (300, 400):
     expect(out, r"^Trace notes: tracepoint 1 enabled by 2 \(1 switch\)\.$")
 
 
+# The CPU's hardware counters (perf's "cpu" PMU): a TCG guest has none.
+HAVE_PMU = os.path.exists("/sys/bus/event_source/devices/cpu")
+
+
+@leaves_target_clean
+def test_cycles_per_call_histogram():
+    """$perf_cycles at the entry and the return of __task_pid_nr_ns, the
+    difference into $hist_cycles: one value per getpid() of the task.
+    Without a PMU (TCG) the recipe runs with $perf_cpu_clock instead
+    (test_perf.py sees $perf_cycles refused there, saying why)."""
+    n = 40
+    subs = {"PID": None}
+    if not HAVE_PMU:
+        subs["perf_cycles"] = "perf_cpu_clock"
+    with Actors() as a:
+        subs["PID"] = a.start("gtp-getpid", "for _ in range(%d):\n    os.getpid()\n" % n)
+        out = session("Cycles per call, as a histogram", subs, a.shell(1))
+    m = expect(out, r"^gtp-hist \$hist_cycles: (\d+) value\(s\) aggregated in the kernel, "
+                    r"sum (-?\d+), min (-?\d+), max (-?\d+)$")
+    count, total, low = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    # its getpid() calls, and maybe a few more of the kernel's for it
+    assert n <= count <= n + 5, out
+    assert low >= 0 and total > 0, out
+
+
 def agg_rows(out):
     """[(key text, count)] of the tables gtp-count and gtp-hist print."""
     return [(k, int(n)) for k, n in re.findall(r"^[\[(]([^\])]*)[\])]\s+(\d+) \|", out, re.M)]

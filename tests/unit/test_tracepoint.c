@@ -572,6 +572,52 @@ static void test_pcpu_tsv(void **state)
 	assert_null(gtp_tsv_find(1)->pcpu);
 }
 
+/*
+ * The kernel's counters as variables ($perf_*, tsv.c, host.h): QTStart
+ * opens the kinds the programs read, before arming, and a refusal fails
+ * it with nothing armed; a hit and qTV read the host's counter; QTStop
+ * closes them, and a run that reads none opens none.
+ */
+static void test_perf_tsv(void **state)
+{
+	const struct ax_env env = { 0 };
+	s64 v;
+
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:706572665f6379636c6573"),
+			    "OK");	/* $perf_cycles */
+	assert_string_equal(ask("QTDV:2:0000000000000000:0:706572665f706167655f6661756c7473"),
+			    "OK");	/* $perf_page_faults */
+	/* collect $perf_cycles; collect $perf_page_faults (tracev N; end) */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":X4,2e000127"), "OK");
+	assert_string_equal(ask("QTDP:2:" ADDR2 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" ADDR2 ":X4,2e000227"), "OK");
+	user_perf_fail_open = 2;
+	assert_string_equal(ask("QTStart"), "E01");
+	assert_int_equal(user_trace_armed, 0);
+	assert_int_equal(user_perf_open_kinds, 0);
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_int_equal(user_perf_open_kinds,
+			 (1u << GTP_PERF_CYCLES) | (1u << GTP_PERF_PAGE_FAULTS));
+	user_perf_value[GTP_PERF_CYCLES] = 12345;
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &v), 0);
+	assert_int_equal(v, 12345);
+	assert_string_equal(ask("qTV:1"), "V3039");
+	assert_true(hit(gtp_tp_find_num(1), 0, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_int_equal(user_perf_open_kinds, 0);
+	assert_string_equal(ask("qTV:1"), "U");
+	assert_int_equal(gtp_tsv_get_hit(1, &env, &v), -EIO);
+
+	/* no program reads a counter: none is opened */
+	assert_string_equal(ask("QTinit"), "OK");
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:706572665f6379636c6573"),
+			    "OK");
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_int_equal(user_perf_open_kinds, 0);
+}
+
 static void test_tsv_packets(void **state)
 {
 	char want[96];
@@ -1439,6 +1485,7 @@ int main(void)
 		T(test_jit_probe_images_counted),
 		T(test_hit_budget_shared),
 		T(test_stop_trigger),
+		T(test_perf_tsv),
 		T(test_pcpu_tsv),
 		T(test_trigger_chain),
 		T(test_tsv_packets),

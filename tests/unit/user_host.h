@@ -36,6 +36,14 @@ extern bool user_jit_off;
 /* errno to fail the next arm with, the way a kernel refusal does */
 extern int user_trace_fail_arm;
 extern int user_trace_armed;
+/*
+ * The counters ($perf_*, host.h @perf_open): which kinds are open (bit
+ * <kind>), a refusal the next open gives (an errno, then 0 again), and
+ * what each kind reads (the test sets it).
+ */
+extern u32 user_perf_open_kinds;
+extern int user_perf_fail_open;
+extern u64 user_perf_value[];
 extern u32 user_kstack_depth;	/* entries "collect $kstack" records */
 /* entry values (entryval.h): DWARF register N held user_entry_regs[N] on
  * entry; user_entry_ok false: none recorded */

@@ -106,6 +106,36 @@ static void user_tripped(struct gtp_tp *tp)
 {
 }
 
+u32 user_perf_open_kinds;
+int user_perf_fail_open;
+u64 user_perf_value[GTP_PERF_NR];
+
+static int user_perf_open(struct gtp_conn *gc, u32 kinds)
+{
+	int err = user_perf_fail_open;
+
+	if (err) {
+		user_perf_fail_open = 0;
+		gtp_console(gc, "gtp: no such counter (error %d)\n", -err);
+		return -err;
+	}
+	user_perf_open_kinds = kinds;
+	return 0;
+}
+
+static void user_perf_close(void)
+{
+	user_perf_open_kinds = 0;
+}
+
+static int user_perf_read(u32 kind, u64 *val)
+{
+	if (kind >= GTP_PERF_NR || !(user_perf_open_kinds & (1u << kind)))
+		return -ENODEV;
+	*val = user_perf_value[kind];
+	return 0;
+}
+
 /* One made-up static event, so the consumer's definitions name fields. */
 static int user_sdata_fields(u64 addr, char *buf, size_t size)
 {
@@ -136,6 +166,9 @@ static const struct gtp_host_ops user_host = {
 	.caller			= user_caller,
 	.kret_ns		= user_kret_ns,
 	.tripped		= user_tripped,
+	.perf_open		= user_perf_open,
+	.perf_close		= user_perf_close,
+	.perf_read		= user_perf_read,
 	.sdata_fields		= user_sdata_fields,
 };
 
