@@ -34,7 +34,7 @@ shell taskset -c 0 sh -c 'echo 1 > /proc/gtp_test'
 tstop
 tfind start
 while $trace_frame != -1
-printf "perf cpu %%d faults %%d clock %%d\\n", $cpu_id, $perf_page_faults, $perf_cpu_clock
+printf "perf cpu %%d faults %%ld clock %%ld\\n", $cpu_id, $perf_page_faults, $perf_cpu_clock
 tfind
 end
 """ % PAGES
@@ -49,7 +49,7 @@ shell echo 3 > /proc/gtp_test
 tstop
 tfind start
 while $trace_frame != -1
-printf "cycles %d\\n", $perf_cycles
+printf "cycles %ld\\n", $perf_cycles
 tfind
 end
 """
