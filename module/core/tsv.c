@@ -335,8 +335,8 @@ bool gtp_prog_marks_kret_only(const struct ax_prog *prog)
  * 0 stops the trace from inside the probe (qTStatus then names @tpnum),
  * so a circular buffer keeps the frames that led up to the event.
  * $gtp_enable and $gtp_disable set to N switch tracepoint N on or off
- * (trigger.c); set to 0, nothing.  An aggregating variable adds @val to this CPU's copy
- * (agg.c).
+ * (trigger.c); set to 0, nothing.  An aggregating variable adds @val to
+ * this CPU's copy (agg.c); a per-CPU one's value on this CPU is @val.
  *
  * Return: 0, -ENOENT if @num is undefined (or the tracepoint a trigger
  * names), -EPERM for another built-in but $kret.
