@@ -273,8 +273,9 @@ def test_slow_calls_timed_with_clock():
 
 @leaves_target_clean
 def test_start_recording_when_something_happens():
-    """vfs_write disabled, do_unlinkat enabling it: a task's writes from
-    its unlink on, not before; not another task's unlink."""
+    """vfs_write disabled, vfs_unlink enabling it (not do_unlinkat, which
+    7.x no longer has): a task's writes from its unlink on, not before;
+    not another task's unlink."""
     with Actors() as a:
         out_path = os.path.join(a.dir, "cookbook.out")
         marks = [os.path.join(a.dir, "mark%d" % i) for i in range(2)]
