@@ -224,8 +224,8 @@ static bool const_reads_entry(const struct ax_prog *prog, u32 i)
 	       (next >= AX_REF8 && next <= AX_REF64);
 }
 
-/* @prog's bound facts (ax.h), in one pass over its insns. */
-static void prog_bind(struct ax_prog *prog)
+/* @prog's bound facts (ax.h), in one pass over its insns, into @all too. */
+static void prog_bind(struct ax_prog *prog, struct ax_bound *all)
 {
 	struct ax_bound *b = &prog->bound;
 	u32 i;
@@ -243,68 +243,26 @@ static void prog_bind(struct ax_prog *prog)
 			b->reads_entry |= const_reads_entry(prog, i);
 	}
 	b->gen = gtp_tsv_gen();
+	all->uses |= b->uses;
+	all->sets |= b->sets;
+	all->reads_entry |= b->reads_entry;
 }
 
-void gtp_tps_bind(void)
+struct ax_bound gtp_tps_bind(void)
 {
+	struct ax_bound all = { .gen = gtp_tsv_gen() };
 	struct gtp_tp *tp;
 	u32 i;
 
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		if (tp->cond)
-			prog_bind(tp->cond);
+			prog_bind(tp->cond, &all);
 		for (i = 0; i < tp->nactions; i++)
 			if (tp->actions[i].type == GTP_ACT_EXPR &&
 			    tp->actions[i].prog)
-				prog_bind(tp->actions[i].prog);
+				prog_bind(tp->actions[i].prog, &all);
 	}
-}
-
-/*
- * Does any program of the run set $gtp_enable (trigger.c)?  Then every
- * probe stays armed while its tracepoint is disabled.
- */
-bool gtp_tps_chained(void)
-{
-	const struct gtp_tp *tp;
-	u32 i;
-
-	for (tp = gtp_tps; tp; tp = tp->next) {
-		if (tp->cond && gtp_prog_sets_builtin(tp->cond, GTP_TSV_ENABLE))
-			return true;
-		for (i = 0; i < tp->nactions; i++)
-			if (tp->actions[i].type == GTP_ACT_EXPR &&
-			    gtp_prog_sets_builtin(tp->actions[i].prog,
-						  GTP_TSV_ENABLE))
-				return true;
-	}
-	return false;
-}
-
-/* The counters @prog reads (bit <enum gtp_perf_kind>), from its bound facts. */
-static u32 prog_perf_kinds(const struct ax_prog *prog)
-{
-	u32 kinds = 0;
-	int k;
-
-	for (k = 0; prog && k < GTP_PERF_NR; k++)
-		if (gtp_prog_uses_builtin(prog, GTP_TSV_PERF_CYCLES + k))
-			kinds |= 1u << k;
-	return kinds;
-}
-
-u32 gtp_tps_perf_kinds(void)
-{
-	const struct gtp_tp *tp;
-	u32 kinds = 0, i;
-
-	for (tp = gtp_tps; tp; tp = tp->next) {
-		kinds |= prog_perf_kinds(tp->cond);
-		for (i = 0; i < tp->nactions; i++)
-			if (tp->actions[i].type == GTP_ACT_EXPR)
-				kinds |= prog_perf_kinds(tp->actions[i].prog);
-	}
-	return kinds;
+	return all;
 }
 
 void gtp_tps_plan_aggs(void)

@@ -52,23 +52,16 @@ void gtp_tp_plan(struct gtp_tp *tp);
  * each, which everything QTStart decides from them then reads (return
  * probes, entry values, aggregation-only hits, the host's probe choices).
  * No definition changes while the trace is armed or running (QTDV and
- * QTDP are refused), and the next QTStart binds again.
+ * QTDP are refused), and the next QTStart binds again.  Returns what the
+ * run's programs name together (the union of their facts), for what
+ * QTStart decides for the whole run: trigger chains, counters.
  */
-void gtp_tps_bind(void);
+struct ax_bound gtp_tps_bind(void);
 
 /*
  * At QTStart, after gtp_tps_bind(): which tracepoints only
  * feed aggregating variables and so write no frame (tp->agg_only).
  */
 void gtp_tps_plan_aggs(void);
-
-/*
- * At QTStart, bound: the counters the run's programs read ($perf_cycles,
- * ...), bit <enum gtp_perf_kind>, for the host to open (host.h).
- */
-u32 gtp_tps_perf_kinds(void);
-
-/* At QTStart, bound: may an action enable a tracepoint (trigger.c)? */
-bool gtp_tps_chained(void);
 
 #endif /* GTP_PLAN_H */

@@ -239,6 +239,7 @@ static void report_interpreted(struct gtp_conn *gc)
 static void pkt_qtstart(struct gtp_conn *gc, char *args)
 {
 	u64 size = run.buf_size ? run.buf_size : GTP_DEFAULT_BUF_SIZE;
+	struct ax_bound all;
 	u32 kinds;
 	int ret;
 
@@ -252,7 +253,7 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 		return;
 	}
 	/* before anything below asks what a program's variables are */
-	gtp_tps_bind();
+	all = gtp_tps_bind();
 	gtp_tps_mark_sites();
 	if (check_frame_sizes(gc, size)) {
 		gtp_reply_error(gc, 1);
@@ -262,14 +263,16 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_tsvs_reset_values();
 	gtp_tps_mark_returns();
 	gtp_tps_plan_aggs();
-	if (gtp_trigger_plan(gtp_tps, gtp_tps_chained())) {
+	/* an action may enable a tracepoint: every probe stays armed */
+	if (gtp_trigger_plan(gtp_tps,
+			     all.sets & GTP_SETS_BIT(GTP_TSV_ENABLE))) {
 		gtp_console(gc, "gtp: out of memory for the trigger table\n");
 		gtp_reply_error(gc, 1);
 		return;
 	}
 	gtp_budget_arm();
 	/* The counters the programs read, open before any probe reads one. */
-	kinds = gtp_tps_perf_kinds();
+	kinds = gtp_tsv_perf_kinds(all.uses);
 	if (kinds && gtp_host->perf_open(gc, kinds)) {
 		gtp_reply_error(gc, 1);	/* the host said which and why */
 		return;

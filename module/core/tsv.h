@@ -41,6 +41,15 @@ enum gtp_builtin_tsv {
 	GTP_TSV_NR_BUILTIN,
 };
 
+/*
+ * The counters among built-ins' bits (struct ax_bound's @uses): bit
+ * <enum gtp_perf_kind>, the kinds being in the built-ins' order.
+ */
+static inline u32 gtp_tsv_perf_kinds(u64 uses)
+{
+	return (uses >> GTP_TSV_PERF_CYCLES) & ((1u << GTP_PERF_NR) - 1);
+}
+
 /* A built-in counter's kind, or -1 for another variable. */
 static inline int gtp_tsv_perf_kind(enum gtp_builtin_tsv b)
 {
