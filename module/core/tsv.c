@@ -158,17 +158,16 @@ static s64 pcpu_sum(const struct gtp_tsv *v)
 	return (s64)sum;
 }
 
-/* Current value (probe context safe).  -ENOENT if undefined. */
-int gtp_tsv_get(u32 num, s64 *val)
+/*
+ * @v's value: a reader's (@at_hit false) or a hit's, which differ for a
+ * per-CPU variable only (the sum, or this CPU's).
+ */
+static int tsv_value(const struct gtp_tsv *v, bool at_hit, s64 *val)
 {
-	struct gtp_tsv *v = gtp_tsv_find(num);
-
-	if (!v)
-		return -ENOENT;
 	if (v->agg)
 		*val = gtp_agg_total(v->agg);
 	else if (v->pcpu)
-		*val = pcpu_sum(v);
+		*val = at_hit ? READ_ONCE(v->pcpu[gtp_cpu_id()]) : pcpu_sum(v);
 	else if (gtp_tsv_perf_kind(v->builtin) >= 0)
 		return perf_value(v->builtin, val);
 	else if (v->builtin)
@@ -178,21 +177,26 @@ int gtp_tsv_get(u32 num, s64 *val)
 	return 0;
 }
 
-/**
- * gtp_tsv_get_cpu() - one CPU's value of a per-CPU variable ("$p_X")
- * @num: the variable
- * @cpu: the CPU, below gtp_nr_cpus()
- * @val: its value there
- *
- * Return: 0, -ENOENT if @num is undefined, -EINVAL if it is not per CPU
- * or @cpu is out of range.
- */
-int gtp_tsv_get_cpu(u32 num, u32 cpu, s64 *val)
+/* Current value (probe context safe).  -ENOENT if undefined. */
+int gtp_tsv_get(u32 num, s64 *val)
 {
 	struct gtp_tsv *v = gtp_tsv_find(num);
 
 	if (!v)
 		return -ENOENT;
+	return tsv_value(v, false, val);
+}
+
+/**
+ * gtp_tsv_get_cpu() - one CPU's value of a per-CPU variable ("$p_X")
+ * @v: the variable (gtp_tsv_find())
+ * @cpu: the CPU, below gtp_nr_cpus()
+ * @val: its value there
+ *
+ * Return: 0, or -EINVAL if @v is not per CPU or @cpu is out of range.
+ */
+int gtp_tsv_get_cpu(const struct gtp_tsv *v, u32 cpu, s64 *val)
+{
 	if (!v->pcpu || cpu >= gtp_nr_cpus())
 		return -EINVAL;
 	*val = READ_ONCE(v->pcpu[cpu]);
@@ -203,7 +207,8 @@ int gtp_tsv_get_cpu(u32 num, u32 cpu, s64 *val)
  * getv at a hit: $kret is the return value (rax) at a return probe's hit,
  * 0 anywhere else; $caller is the host's to say (it knows how the hit was
  * carried), 0 without registers, and so is $kret_ns (the host times the
- * call from its entry); the rest as gtp_tsv_get().
+ * call from its entry); the rest as gtp_tsv_get(), but for a per-CPU
+ * variable, whose value at a hit is this CPU's.
  */
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 {
@@ -226,16 +231,7 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 		*val = tp && tp->at_return ? (s64)gtp_host->kret_ns(tp) : 0;
 		return 0;
 	}
-	if (v->agg)
-		*val = gtp_agg_total(v->agg);
-	else if (v->pcpu)
-		*val = READ_ONCE(v->pcpu[gtp_cpu_id()]);
-	else if (gtp_tsv_perf_kind(v->builtin) >= 0)
-		return perf_value(v->builtin, val);
-	else
-		*val = v->builtin ? builtin_value(v->builtin) :
-				    READ_ONCE(v->value);
-	return 0;
+	return tsv_value(v, true, val);
 }
 
 /*

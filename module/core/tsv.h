@@ -89,7 +89,7 @@ struct gtp_tsv {
 struct gtp_tsv *gtp_tsv_find(u32 num);
 int gtp_tsv_get(u32 num, s64 *val);
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val);
-int gtp_tsv_get_cpu(u32 num, u32 cpu, s64 *val);
+int gtp_tsv_get_cpu(const struct gtp_tsv *v, u32 cpu, s64 *val);
 /*
  * The definitions' generation, new at each QTDV and QTinit: the one a
  * program's bound facts were filled against (gtp_tps_bind()).

@@ -203,6 +203,23 @@ static void reply_agg_count(struct gtp_conn *gc, const struct gtp_agg *agg,
  * follow: ask again with the last key shown.  Errors: E01 malformed, E02
  * no such variable, E03 not an aggregating one, E04 out of memory.
  */
+/*
+ * The variable @num a gtp packet @pkt reads; NULL, having replied E02 and
+ * said why, when there is none.
+ */
+static const struct gtp_tsv *tsv_for(struct gtp_conn *gc, const char *pkt,
+				     u64 num)
+{
+	const struct gtp_tsv *v = gtp_tsv_find(num);
+
+	if (!v) {
+		gtp_console(gc, "gtp: %s: no trace state variable %llu\n", pkt,
+			    (unsigned long long)num);
+		gtp_reply_error(gc, 2);
+	}
+	return v;
+}
+
 static void pkt_qgtpagg(struct gtp_conn *gc, char *args)
 {
 	const struct gtp_tsv *v;
@@ -219,13 +236,9 @@ static void pkt_qgtpagg(struct gtp_conn *gc, char *args)
 		goto malformed;
 	if (*p)
 		goto malformed;
-	v = gtp_tsv_find(num);
-	if (!v) {
-		gtp_console(gc, "gtp: qGtpAgg: no trace state variable %llu\n",
-			    (unsigned long long)num);
-		gtp_reply_error(gc, 2);
+	v = tsv_for(gc, "qGtpAgg", num);
+	if (!v)
 		return;
-	}
 	if (!v->agg) {
 		gtp_console(gc, "gtp: qGtpAgg: $%s does not aggregate (name it $hist_NAME or $count_NAME)\n",
 			    v->name);
@@ -267,13 +280,9 @@ static void pkt_qgtppcpu(struct gtp_conn *gc, char *args)
 		gtp_reply_error(gc, 1);
 		return;
 	}
-	v = gtp_tsv_find(num);
-	if (!v) {
-		gtp_console(gc, "gtp: qGtpPcpu: no trace state variable %llu\n",
-			    (unsigned long long)num);
-		gtp_reply_error(gc, 2);
+	v = tsv_for(gc, "qGtpPcpu", num);
+	if (!v)
 		return;
-	}
 	if (!v->pcpu) {
 		gtp_console(gc, "gtp: qGtpPcpu: $%s is not per CPU (name it $p_NAME)\n",
 			    v->name);
@@ -283,7 +292,7 @@ static void pkt_qgtppcpu(struct gtp_conn *gc, char *args)
 	gtp_reply(gc, "p");
 	for (cpu = from < gtp_nr_cpus() ? from : gtp_nr_cpus();
 	     cpu < gtp_nr_cpus() && n < PCPU_PAGE; cpu++, n++) {
-		gtp_tsv_get_cpu(num, cpu, &val);
+		gtp_tsv_get_cpu(v, cpu, &val);
 		gtp_replyf(gc, ";%x=", cpu);
 		reply_shex(gc, "", val);
 	}

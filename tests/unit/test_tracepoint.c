@@ -549,10 +549,10 @@ static void test_pcpu_tsv(void **state)
 	assert_int_equal(gtp_tsv_set(1, -3, 1), 0);
 	assert_int_equal(gtp_tsv_get_hit(1, &env, &v), 0);
 	assert_int_equal(v, -3);
-	assert_int_equal(gtp_tsv_get_cpu(1, 0, &v), 0);
+	assert_int_equal(gtp_tsv_get_cpu(gtp_tsv_find(1), 0, &v), 0);
 	assert_int_equal(v, -3);
-	assert_int_equal(gtp_tsv_get_cpu(1, 1, &v), -EINVAL);
-	assert_int_equal(gtp_tsv_get_cpu(2, 0, &v), -EINVAL);
+	assert_int_equal(gtp_tsv_get_cpu(gtp_tsv_find(1), 1, &v), -EINVAL);
+	assert_int_equal(gtp_tsv_get_cpu(gtp_tsv_find(2), 0, &v), -EINVAL);
 	assert_string_equal(ask("qTV:1"), "Vfffffffffffffffd");
 	assert_string_equal(ask("qGtpPcpu:1"), "p;0=-3;l");
 	assert_string_equal(ask("qGtpPcpu:1:1"), "p;l");	/* past the last */
