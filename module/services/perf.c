@@ -55,18 +55,25 @@ typedef int gtp_perf_read_local_t(struct perf_event *event, u64 *value,
 DEFINE_STATIC_CALL_NULL(gtp_perf_read_local, gtp_perf_read_local_t);
 static bool have_read_local;
 
-static void close_kind(int k)
+/* Release the counters of @evs (nr_cpu_ids, NULL where none), and it. */
+static void release(struct perf_event **evs)
 {
-	struct perf_event **evs = counters[k];
 	unsigned int cpu;
 
-	if (!evs)
-		return;
-	WRITE_ONCE(counters[k], NULL);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (evs[cpu])
 			perf_event_release_kernel(evs[cpu]);
 	kfree(evs);
+}
+
+static void close_kind(int k)
+{
+	struct perf_event **evs = counters[k];
+
+	if (!evs)
+		return;
+	WRITE_ONCE(counters[k], NULL);
+	release(evs);
 }
 
 /**
@@ -111,10 +118,7 @@ static int open_kind(struct gtp_conn *gc, int k)
 				    kinds[k].type == PERF_TYPE_HARDWARE ?
 				    ": no hardware counters here (no PMU, or a virtual machine without one)" :
 				    "");
-			while (cpu--)
-				if (evs[cpu])
-					perf_event_release_kernel(evs[cpu]);
-			kfree(evs);
+			release(evs);
 			return PTR_ERR(ev);
 		}
 		evs[cpu] = ev;
