@@ -28,6 +28,10 @@ GTP_INSMOD = "insmod %s cpu_budget=0" % GTP_KO
 # trixie's gdb 16 or gdb 18 through tests/vm/gdb-in-root).
 GDB = os.environ.get("GTP_GDB", "gdb")
 
+# The CPU's hardware counters (perf's "cpu" PMU), which $perf_cycles
+# reads: a TCG guest has none.
+HAVE_PMU = os.path.exists("/sys/bus/event_source/devices/cpu")
+
 
 # gdb set up for batch output with gtp.py sourced, nothing loaded or
 # connected yet: what every session's preamble starts with.

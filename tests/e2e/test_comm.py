@@ -20,8 +20,8 @@ import re
 
 from cookbook import recipe
 from gtplib import (GDB_HEAD, SCRIPT_BUGS, expect, expect_not, gdb_script,
-                    leaves_target_clean, param, reset_target)
-from jit_switch import set_jit
+                    leaves_target_clean, reset_target)
+from jit_switch import jit_restored, set_jit
 
 COMM = "((struct task_struct *)$current_task)->comm"
 # name -> hits; the first of each pair is kept, the second is its decoy
@@ -75,10 +75,7 @@ def hits(jit):
 @leaves_target_clean
 def test_comm_filter_jit_and_interpreter():
     want = sorted([("1", "gtp-comm-15char")] * 3 + [("2", "gtp-comm-b")] * 2)
-    saved = param("jit").strip() == "Y"
-    try:
+    with jit_restored():
         for jit in (True, False):
             got, out = hits(jit)
             assert got == want, "jit=%s: %s\n%s" % (jit, got, out)
-    finally:
-        set_jit(saved)

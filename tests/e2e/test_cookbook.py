@@ -34,7 +34,8 @@ import socket
 from actors import Actors
 from btflib import BAD as BTF_BAD, HEAD, vmlinux_btf
 from cookbook import recipe
-from gtplib import expect, expect_not, gdb_script, reset_target, leaves_target_clean, sh
+from gtplib import (HAVE_PMU, expect, expect_not, gdb_script, reset_target,
+                    leaves_target_clean, sh)
 from test_filters import cgroup2_root
 
 # A recipe must evaluate every expression it prints (no "No symbol"), and
@@ -302,10 +303,6 @@ for s in (300, 400):
     # its writes after the unlink, then its one byte to the done FIFO
     assert got == [300, 400, 1], out
     expect(out, r"^Trace notes: tracepoint 1 enabled by 2 \(1 switch\)\.$")
-
-
-# The CPU's hardware counters (perf's "cpu" PMU): a TCG guest has none.
-HAVE_PMU = os.path.exists("/sys/bus/event_source/devices/cpu")
 
 
 @leaves_target_clean

@@ -12,8 +12,8 @@ print $p_calls their sum.  With the JIT and without.
 import re
 
 from gtplib import (GDB_HEAD, SCRIPT_BUGS, expect, expect_not, gdb_script,
-                    leaves_target_clean, param, reset_target)
-from jit_switch import set_jit
+                    leaves_target_clean, reset_target)
+from jit_switch import jit_restored, set_jit
 
 BODY = """tvariable $p_calls
 tvariable $cpu_id
@@ -62,10 +62,7 @@ def run():
 
 @leaves_target_clean
 def test_percpu_counts_jit_and_interpreter():
-    saved = param("jit").strip() == "Y"
-    try:
+    with jit_restored():
         for jit in (True, False):
             set_jit(jit)
             run()
-    finally:
-        set_jit(saved)

@@ -10,14 +10,12 @@ frames' $perf_page_faults differ by at least those 64 faults, and
 $perf_cpu_clock (nanoseconds CPU 0 ran) grows.  With the JIT and
 without.  The Cookbook's cycles-per-call recipe is test_cookbook's.
 """
-import os
 import re
 
-from gtplib import (GDB_HEAD, SCRIPT_BUGS, expect, expect_not, gdb_script,
-                    leaves_target_clean, param, reset_target)
-from jit_switch import set_jit
+from gtplib import (GDB_HEAD, HAVE_PMU, SCRIPT_BUGS, expect, expect_not, gdb_script,
+                    leaves_target_clean, reset_target)
+from jit_switch import jit_restored, set_jit
 
-HAVE_PMU = os.path.exists("/sys/bus/event_source/devices/cpu")
 PAGES = 64
 
 SOFT = """tvariable $perf_page_faults
@@ -69,13 +67,10 @@ def soft():
 
 @leaves_target_clean
 def test_software_counters_jit_and_interpreter():
-    saved = param("jit").strip() == "Y"
-    try:
+    with jit_restored():
         for jit in (True, False):
             set_jit(jit)
             soft()
-    finally:
-        set_jit(saved)
 
 
 @leaves_target_clean

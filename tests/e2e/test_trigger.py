@@ -18,7 +18,7 @@ import re
 
 from gtplib import (GDB_HEAD, SCRIPT_BUGS, expect, expect_not, gdb_script,
                     leaves_target_clean, param, reset_target)
-from jit_switch import set_jit
+from jit_switch import jit_restored, set_jit
 
 BODY = """tvariable $gtp_enable
 tvariable $gtp_disable
@@ -68,8 +68,7 @@ def run():
 
 @leaves_target_clean
 def test_trigger_chain_jit_and_interpreted_kprobes():
-    saved = param("jit").strip() == "Y"
-    try:
+    with jit_restored():
         set_jit(True)
         run()
         set_jit(False)
@@ -78,7 +77,5 @@ def test_trigger_chain_jit_and_interpreted_kprobes():
             out = run()
         finally:
             param("entry_ftrace", "1")
-        # the disabled tracepoint's kprobe was armed all the same
-        expect(out, r"^1 0x[0-9a-f]+ kprobe(-jit)?$")
-    finally:
-        set_jit(saved)
+    # the disabled tracepoint's kprobe was armed all the same
+    expect(out, r"^1 0x[0-9a-f]+ kprobe(-jit)?$")
