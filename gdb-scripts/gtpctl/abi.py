@@ -17,6 +17,9 @@ VERSION = "0.2"
 # GTP_KSTACK_ADDR (module/core/fbuild.h): `collect $kstack` records the
 # return addresses, innermost first, as u64 words in an M block here.
 KSTACK_ADDR = 0x4b53544b00000000    # "KSTK"
+# GTP_USTACK_ADDR: `collect $ustack`, the user call stack, with the
+# program's text start in the word before it
+USTACK_ADDR = 0x5553544b00000000    # "USTK"
 # GTP_SDATA_ADDR (module/core/static_data.h): a static event's arguments
 # ($_sdata) as an M block here.
 SDATA_ADDR = 0xfffffffffffff000
@@ -45,7 +48,8 @@ BUILTIN_TSVS = ("cpu_id", "current_task", "current_task_pid", "clock",
                 "kret", "kstack", "gtp_cpu_budget", "gtp_budget_stop",
                 "cgroup_id", "ns_pid", "ns_tgid", "caller", "kret_ns",
                 "gtp_enable", "gtp_disable", "perf_cycles", "perf_instructions",
-                "perf_cache_misses", "perf_page_faults", "perf_cpu_clock")
+                "perf_cache_misses", "perf_page_faults", "perf_cpu_clock",
+                "ustack")
 BUILTIN_KNOBS = ("gtp_cpu_budget", "gtp_budget_stop")
 
 

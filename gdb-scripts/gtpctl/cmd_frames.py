@@ -13,7 +13,9 @@ tracepoint's `collect` item where the pairing is unambiguous (one
 absolute range, one plain identifier).  A kernel stack (`collect $kstack`)
 is printed one return address a line, named from /proc/kallsyms when the
 frames come from the live target (a file may be from another boot: its
-addresses stay bare, `gtp-kstack` in gdb names them).
+addresses stay bare, `gtp-kstack` in gdb names them).  A user stack
+(`collect $ustack`) is printed likewise, after its program's text start,
+its addresses bare (`gtp-ustack PROGRAM` in gdb names them).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import argparse
 from typing import Optional
 
 from . import remote, source, tfile
-from .abi import KSTACK_ADDR
+from .abi import KSTACK_ADDR, USTACK_ADDR
 from .ksyms import Kallsyms
 from .trace import REGS32, REGS64, Frame, Trace, TraceError, reg_offset
 
@@ -53,6 +55,16 @@ def _kstack(data, ksyms, out):
         out.append("    #%-2d 0x%016x%s" % (i, a, " " + name if name else ""))
 
 
+def _ustack(data, out):
+    text = int.from_bytes(data[:8], "little")
+    n = len(data) // 8 - 1
+    out.append("  user stack, %d frame%s (program text at 0x%x):"
+               % (n, "" if n == 1 else "s", text))
+    for i in range(n):
+        a = int.from_bytes(data[8 * i + 8:8 * i + 16], "little")
+        out.append("    #%-2d 0x%016x" % (i, a))
+
+
 def dump_frame(tr: Trace, f: Frame, out: list[str], ksyms: Optional[Kallsyms] = None) -> None:
     f.parse(tr.regsize)
     tp = tr.tracepoints.get(f.tpnum)
@@ -76,6 +88,9 @@ def dump_frame(tr: Trace, f: Frame, out: list[str], ksyms: Optional[Kallsyms] = 
     for addr, data in f.mem:
         if addr == KSTACK_ADDR:
             _kstack(data, ksyms, out)
+            continue
+        if addr == USTACK_ADDR - 8:
+            _ustack(data, out)
             continue
         name = names.get((addr, len(data)))
         shown = data[:32].hex(" ") + (" ..." if len(data) > 32 else "")

@@ -23,6 +23,8 @@ registering its commands with register():
               an earlier session left on the target (leftover.py)
   kstack.py   gtp-kstack: the kernel call stack a frame recorded
               (collect $kstack)
+  ustack.py   gtp-ustack: the user call stack a frame recorded (collect
+              $ustack), named from the program's file
   collectable.py  hook-tstart: tstart never fails because gdb cannot
               compile one collect item (drops it, says so, and puts the
               user's actions back after tstart)
@@ -47,9 +49,11 @@ except ImportError:
 
 if gdb is not None:
     from . import (collectable, connect, errsites, hist, kernsyms, kstack,
-                   module, percpu, static, strcond, tracemany, vmlinux, where)
+                   module, percpu, static, strcond, tracemany, ustack, vmlinux,
+                   where)
 
     # strcond joins collectable's hook-tstart: it registers after it.
     for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
-               collectable, strcond, errsites, where, tracemany, percpu):
+               ustack, collectable, strcond, errsites, where, tracemany,
+               percpu):
         _m.register()

@@ -13,6 +13,7 @@
 #include "entryval.h"
 #include "tsv.h"
 #include "tracepoint.h"	/* tp->num */
+#include "hitmem.h"
 
 /* Within the hit's fault budget (AX_HIT_FAULTS_MAX, ax.h). */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
@@ -21,7 +22,7 @@ int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
 		return gtp_ev_read(env, addr, dst, size);
 	if (env->faults >= AX_HIT_FAULTS_MAX)
 		return -EFAULT;
-	if (gtp_read_nofault(dst, addr, size)) {
+	if (gtp_hit_read(env, dst, addr, size)) {
 		env->faults++;
 		return -EFAULT;
 	}

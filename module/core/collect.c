@@ -198,8 +198,7 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
 					struct ax_env *env, u8 *scratch,
 					u32 cap)
 {
-	struct gtp_fbuild fb = { .buf = scratch, .cap = cap,
-				 .faults = &env->faults };
+	struct gtp_fbuild fb = { .buf = scratch, .cap = cap, .env = env };
 	struct gtp_frame_slot slot __gtp_noinit;
 	u32 len = tp->frame_len;
 	u8 *dst = NULL;

@@ -221,6 +221,29 @@ static inline int gtp_read_nofault(void *dst, u64 src, size_t n)
 		? -EFAULT : 0;
 }
 
+/*
+ * The user half of the address space: what a read on behalf of a hit
+ * takes from the current task's memory (hitmem.h), never from the
+ * kernel's.
+ */
+static inline bool gtp_user_addr(u64 addr)
+{
+	return addr < TASK_SIZE_MAX;
+}
+
+/*
+ * The current task's user memory, as bpf_probe_read_user() reads it: with
+ * page faults disabled (a page not present is an error, never waited
+ * for), and only while the mm loaded on this CPU is the task's own
+ * (nmi_uaccess_okay()), so it is safe in any context.
+ */
+static inline int gtp_read_user_nofault(void *dst, u64 src, size_t n)
+{
+	return copy_from_user_nofault(dst,
+				      (const void __user *)(unsigned long)src,
+				      n) ? -EFAULT : 0;
+}
+
 #else /* userspace: tests and tools */
 
 #include <stdint.h>
@@ -423,6 +446,13 @@ struct pt_regs {
  * supplies this (e.g. jit/gtp-ax.c serves only its --mem ranges).
  */
 int gtp_read_nofault(void *dst, u64 src, size_t n);
+/*
+ * The user half and its reads, likewise: tests give it a window of their
+ * own (tests/unit/user_env.c), so that the low addresses they use as
+ * kernel memory stay kernel memory.
+ */
+bool gtp_user_addr(u64 addr);
+int gtp_read_user_nofault(void *dst, u64 src, size_t n);
 
 #endif /* __KERNEL__ */
 

@@ -13,6 +13,7 @@
 #include "fbuild.h"
 #include "tsv.h"
 #include "host.h"
+#include "hitmem.h"
 
 #define PAGE_CHUNK	4096
 #define M_MAX		0xffff		/* u16 length per M block */
@@ -88,15 +89,15 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
 			fb_end_mem(fb, h, blen);
 			return -ENOSPC;
 		}
-		if (fb->faults && *fb->faults >= AX_HIT_FAULTS_MAX) {
+		if (fb->env && fb->env->faults >= AX_HIT_FAULTS_MAX) {
 			/* the hit's fault budget is spent: read no further */
 			fb->len -= n;
 			break;
 		}
-		if (gtp_read_nofault(dst, addr, n)) {
+		if (gtp_hit_read(fb->env, dst, addr, n)) {
 			/* Unreadable: close the block, skip this chunk. */
-			if (fb->faults)
-				(*fb->faults)++;
+			if (fb->env)
+				fb->env->faults++;
 			fb->len -= n;
 			fb_end_mem(fb, h, blen);
 			h = NULL;
@@ -152,6 +153,32 @@ static s64 fb_kstack(struct gtp_fbuild *fb, const struct ax_env *env)
 	return n;
 }
 
+/*
+ * $ustack: the user call stack the host walks (host.h ustack), after the
+ * program's text start, in one M block at GTP_USTACK_ADDR - 8.  None
+ * where the hit may not read user memory.  Returns how many addresses.
+ */
+static s64 fb_ustack(struct gtp_fbuild *fb, const struct ax_env *env)
+{
+	u8 *h = fb_begin_mem(fb, GTP_USTACK_ADDR - 8), *b;
+	u32 n = 0;
+
+	if (!h)
+		return -ENOSPC;
+	b = gtp_fb_room(fb, 8 + 8 * GTP_USTACK_MAX);
+	if (!b) {
+		fb_end_mem(fb, h, 0);
+		return -ENOSPC;
+	}
+	if (env->tp)
+		n = gtp_host->ustack(env->tp, (u64 *)b, (u64 *)(b + 8),
+				     GTP_USTACK_MAX);
+	n = min_t(u32, n, GTP_USTACK_MAX);
+	fb->len -= 8 * (GTP_USTACK_MAX - n) + (n ? 0 : 8);
+	fb_end_mem(fb, h, n ? 8 + 8 * n : 0);
+	return n;
+}
+
 int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env)
 {
 	const struct gtp_tsv *v = gtp_tsv_find(tsv);
@@ -163,8 +190,9 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env)
 		return -EINVAL;
 	if (!v)
 		return -ENOENT;
-	if (v->builtin == GTP_TSV_KSTACK) {
-		val = fb_kstack(fb, env);
+	if (v->builtin == GTP_TSV_KSTACK || v->builtin == GTP_TSV_USTACK) {
+		val = v->builtin == GTP_TSV_KSTACK ? fb_kstack(fb, env) :
+						     fb_ustack(fb, env);
 		if (val < 0)
 			return val;
 	} else if (gtp_tsv_get_hit(tsv, env, &val)) {

@@ -14,7 +14,8 @@ struct gtp_fbuild {
 	u32 cap;
 	u32 len;
 	bool truncated;		/* something did not fit */
-	u32 *faults;		/* the hit's fault count (ax.h), or NULL */
+	struct ax_env *env;	/* the hit: its fault count (ax.h) and whose
+				 * user memory it may read; NULL: none */
 };
 
 #define GTP_M_HDR	(1 + 8 + 2)	/* 'M', u64 address, u16 length */
@@ -46,5 +47,14 @@ int gtp_fb_tracev(struct gtp_fbuild *fb, u32 tsv, const struct ax_env *env);
  */
 #define GTP_KSTACK_ADDR		0x4b53544b00000000ULL	/* "KSTK" */
 #define GTP_KSTACK_MAX		32
+
+/*
+ * "collect $ustack": the user call stack (return addresses, innermost
+ * first) at GTP_USTACK_ADDR, another such address, and the word before
+ * it the start of the program's text (where a position-independent
+ * program was loaded), in the same block.  Up to GTP_USTACK_MAX entries.
+ */
+#define GTP_USTACK_ADDR		0x5553544b00000000ULL	/* "USTK" */
+#define GTP_USTACK_MAX		32
 
 #endif /* GTP_FBUILD_H */

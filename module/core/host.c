@@ -5,7 +5,7 @@
  * A pointer rather than link-time names, so the core has no symbol edge
  * into the layer that links it.  Written once before any packet can
  * arrive, then only read (under the packet lock; by probes for ->kstack,
- * ->entry_reg, ->caller, ->kret_ns and ->tripped).
+ * ->entry_reg, ->caller, ->kret_ns, ->user_ok, ->ustack and ->tripped).
  * Also the count of the core's live allocations (compat.h), which the
  * host shows.
  */
@@ -31,7 +31,8 @@ void gtp_host_register(const struct gtp_host_ops *ops)
 		     !ops->exec_return_thunk || !ops->exec_call_depth ||
 		     !ops->jit_direct ||
 		     !ops->jit_unpin || !ops->kstack || !ops->caller ||
-		     !ops->kret_ns || !ops->tripped ||
+		     !ops->kret_ns || !ops->user_ok || !ops->ustack ||
+		     !ops->tripped ||
 		     !ops->perf_open || !ops->perf_close || !ops->perf_read ||
 		     !ops->sdata_fields);
 	gtp_host = ops;

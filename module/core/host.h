@@ -90,6 +90,16 @@ enum gtp_perf_kind {
  * @kret_ns: probe context ("$kret_ns"): at a return probe's hit of @tp,
  *	the nanoseconds (gtp_mono_ns(), $clock's clock) since the call that
  *	is returning was entered; 0 at any other hit.  No locks, no sleep.
+ * @user_ok: probe context: may the hit of @tp read the current task's
+ *	user memory (hitmem.h)?  Only when the probed code ran in that
+ *	task's own context: not in an interrupt, a softirq or an NMI, not
+ *	in a kernel thread.  No locks, no sleep.
+ * @ustack: probe context ("collect $ustack"): where @user_ok allows, the
+ *	current task's user call stack, its ip then return addresses by
+ *	frame pointer, at most @max into @buf, and the start of its
+ *	program's text into *@text (for symbols of a position-independent
+ *	program); returns how many addresses, 0 where not allowed.  No
+ *	locks, no sleep.
  * @tripped: probe context: @tp tripped the CPU budget (tp->tripped is
  *	GTP_TRIP_PENDING, tp->enabled false).  The host unregisters its
  *	probe later, from process context, and sets GTP_TRIP_DISARMED, so
@@ -128,6 +138,8 @@ struct gtp_host_ops {
 			 u32 dwreg, u64 *val);
 	u64 (*caller)(const struct gtp_tp *tp, const struct pt_regs *regs);
 	u64 (*kret_ns)(const struct gtp_tp *tp);
+	bool (*user_ok)(const struct gtp_tp *tp);
+	u32 (*ustack)(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max);
 	void (*tripped)(struct gtp_tp *tp);
 
 	int (*perf_open)(struct gtp_conn *gc, u32 kinds);

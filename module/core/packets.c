@@ -273,7 +273,11 @@ static void live_regs(struct gtp_conn *gc)
 
 #define LIVE_CHUNK	4096	/* faults are per page: read page by page */
 
-/* Live memory, nofault: stop at the first unreadable chunk. */
+/*
+ * Live memory, nofault: stop at the first unreadable chunk.  Kernel
+ * memory only: the user half here would be the reader's own process,
+ * never a traced task's (a hit reads that, hitmem.h).
+ */
 static size_t live_mem(struct gtp_conn *gc, u64 addr, u8 *buf, size_t len)
 {
 	size_t done = 0;
@@ -283,7 +287,7 @@ static size_t live_mem(struct gtp_conn *gc, u64 addr, u8 *buf, size_t len)
 		size_t n = min_t(u64, len - done,
 				 LIVE_CHUNK - (a & (LIVE_CHUNK - 1)));
 
-		if (gtp_read_nofault(buf + done, a, n))
+		if (gtp_user_addr(a) || gtp_read_nofault(buf + done, a, n))
 			break;
 		done += n;
 	}

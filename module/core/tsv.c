@@ -66,6 +66,7 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_PERF_CACHE_MISSES]	= "perf_cache_misses",
 	[GTP_TSV_PERF_PAGE_FAULTS]	= "perf_page_faults",
 	[GTP_TSV_PERF_CPU_CLOCK]	= "perf_cpu_clock",
+	[GTP_TSV_USTACK]		= "ustack",
 };
 
 /* "$p_X" with some X: one value per CPU (a built-in never starts so). */

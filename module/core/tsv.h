@@ -38,6 +38,7 @@ enum gtp_builtin_tsv {
 	GTP_TSV_PERF_CACHE_MISSES,
 	GTP_TSV_PERF_PAGE_FAULTS,
 	GTP_TSV_PERF_CPU_CLOCK,
+	GTP_TSV_USTACK,		/* tracev records the user call stack */
 	GTP_TSV_NR_BUILTIN,
 };
 

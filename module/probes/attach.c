@@ -372,6 +372,30 @@ u64 gtp_attach_kret_ns(const struct gtp_tp *tp)
 }
 NOKPROBE_SYMBOL(gtp_attach_kret_ns);
 
+/*
+ * May a hit of @tp read the current task's user memory (the host's
+ * ->user_ok)?  In the task's own context only, which the backend that
+ * carried the hit helps tell (umem.c).  Not before its ->add returned.
+ */
+bool gtp_attach_user_ok(const struct gtp_tp *tp)
+{
+	const struct gtp_attachment *a = READ_ONCE(tp->probe);
+
+	if (!a)
+		return false;
+	return gtp_user_ctx(a->be->by_int3 && a->be->by_int3(a));
+}
+NOKPROBE_SYMBOL(gtp_attach_user_ok);
+
+/* "collect $ustack" (the host's ->ustack): only where user reads may be. */
+u32 gtp_attach_ustack(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max)
+{
+	if (!gtp_attach_user_ok(tp))
+		return 0;
+	return gtp_ustack(text, buf, max);
+}
+NOKPROBE_SYMBOL(gtp_attach_ustack);
+
 void gtp_attach_register(const struct gtp_backend *be)
 {
 	lockdep_assert_held(&gtp_mutex);

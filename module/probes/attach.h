@@ -74,6 +74,8 @@ enum gtp_backend_rank {
  * @unwind_regs: probe context, where the kernel's unwinder starts for a
  *	hit with @regs (host.h kstack); NULL: @regs itself.
  * @kret_ns: probe context, "$kret_ns"; NULL: 0.
+ * @by_int3: probe context: was this hit carried by an int3, which the
+ *	kernel enters as an NMI (umem.c)?  NULL: never.
  * @module: the module whose tracepoint the location is on, which the
  *	backend pins itself (attach.c pins the code of the others); NULL:
  *	none.
@@ -92,6 +94,7 @@ struct gtp_backend {
 	struct pt_regs *(*unwind_regs)(const struct gtp_attachment *a,
 				       struct pt_regs *regs);
 	u64 (*kret_ns)(const struct gtp_attachment *a);
+	bool (*by_int3)(const struct gtp_attachment *a);
 	struct module *(*module)(const struct gtp_attachment *a);
 };
 

@@ -238,6 +238,30 @@ static u64 kp_caller(const struct gtp_attachment *a,
 }
 NOKPROBE_SYMBOL(kp_caller);
 
+/*
+ * Did the kprobe's int3 carry this hit (umem.c)?  Not when the kernel
+ * has optimized the probe into a jump to its own copy, nor for a kprobe
+ * on ftrace: those call the handler in the probed code's own context.
+ * The kernel keeps the optimized state on a probe of its own, not on
+ * ours, so ask the text: the first byte at the probe is the int3 while
+ * int3 carries it.  While the kernel rewrites that byte (optimizing,
+ * unoptimizing) the answer may be the other state's; a user read is
+ * then refused in task context, or, in the unoptimizing moment of a
+ * probe in NMI code, allowed of the interrupted task (a nofault read all
+ * the same).
+ */
+static bool kp_by_int3(const struct gtp_attachment *a)
+{
+	const struct gtp_kprobe *gk = container_of(a, struct gtp_kprobe, a);
+	u8 op;
+
+	if (gk->kp.flags & KPROBE_FLAG_FTRACE)
+		return false;
+	return !copy_from_kernel_nofault(&op, gk->kp.addr, 1) &&
+	       op == 0xcc;	/* int3 */
+}
+NOKPROBE_SYMBOL(kp_by_int3);
+
 static const struct gtp_backend gtp_kprobe_backend = {
 	.name		= "kprobe",
 	.rank		= GTP_BACKEND_KPROBE,
@@ -248,6 +272,7 @@ static const struct gtp_backend gtp_kprobe_backend = {
 	.retire		= kp_retire,
 	.kind		= kp_kind,
 	.caller		= kp_caller,
+	.by_int3	= kp_by_int3,
 };
 
 int gtp_kprobe_init(void)

@@ -22,7 +22,7 @@ struct pt_regs;
 /*
  * attach.c: every tracepoint location, through the backends of attach.h
  * (the host's ->arm, ->disarm, ->set_enabled, ->caller, ->kret_ns,
- * ->kstack)
+ * ->kstack, ->user_ok, ->ustack)
  */
 int gtp_attach_init(void);
 int gtp_attach_arm(struct gtp_conn *gc);
@@ -33,6 +33,8 @@ u64 gtp_attach_caller(const struct gtp_tp *tp, const struct pt_regs *regs);
 u64 gtp_attach_kret_ns(const struct gtp_tp *tp);
 u32 gtp_attach_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
 		      u64 *buf, u32 max);
+bool gtp_attach_user_ok(const struct gtp_tp *tp);
+u32 gtp_attach_ustack(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max);
 void gtp_attach_retire_tripped(void);
 
 /* The backends: each registers with attach.c at init (main.c's order). */

@@ -69,6 +69,16 @@ u32 gtp_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
 u64 gtp_kstack_caller(const struct pt_regs *regs);
 
 /*
+ * umem.c: may a hit read the current task's user memory (@by_int3: a
+ * kprobe's int3 carried it), and its user call stack: the ip, then return
+ * addresses by frame pointer, at most @max into @buf, the program's text
+ * start into *@text.  Probe context; call gtp_ustack() only where
+ * gtp_user_ctx() said yes.
+ */
+bool gtp_user_ctx(bool by_int3);
+u32 gtp_ustack(u64 *text, u64 *buf, u32 max);
+
+/*
  * entry_regs.c: the argument registers tasks had on entering the
  * functions whose locations read entry values (the host's ->entry_reg)
  */

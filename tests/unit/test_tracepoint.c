@@ -1409,6 +1409,83 @@ static void test_locations_each_their_own(void **state)
 }
 
 /*
+ * User memory (hitmem.h): an address in the user half is the current
+ * task's, read only where the host says the hit runs in that task's own
+ * context (user_task_ctx).  A condition on a user byte, a memory action
+ * of a user range and "collect $ustack", out of and in task context; the
+ * live view ('m' with no frame selected) never reads user memory.
+ */
+#define UADDR_S		"7f0000001000"
+
+static void test_user_memory(void **state)
+{
+	static const char path[] = "/etc/passwd";
+	struct pt_regs regs = { .ip = ADDR + 1 };
+	struct ax_env env = { .regs = &regs };
+	u8 buf[512];
+	struct gtp_fbuild fb = { .buf = buf, .cap = sizeof(buf) };
+	struct gtp_tp *tp;
+	u64 w[4];
+	u16 mlen;
+	s64 val;
+
+	assert_int_equal(user_env_add_region(USER_ENV_USER_LO + 0x1000, path,
+					     sizeof(path)), 0);
+	/* $ustack */
+	assert_string_equal(ask("QTDV:1:0000000000000000:0:75737461636b"),
+			    "OK");
+	/* if *(char *)0x7f0000001000 == '/': 25 <u64> 17 22 2f 13 27 */
+	assert_string_equal(ask("QTDP:1:" ADDR16 ":E:0:0:Xe,25"
+				"00007f0000001000" "17222f1327"), "OK");
+	/* collect *(char (*)[12])0x7f0000001000 */
+	assert_string_equal(ask("QTDP:-1:" ADDR16 ":M-1," UADDR_S ",c"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	tp = gtp_tp_find(1, ADDR);
+
+	user_task_ctx = false;		/* an interrupt: the read fails */
+	assert_false(hit(tp, 0, 0));
+	assert_int_equal(atomic_long_read(&tp->errors), 1);
+	user_task_ctx = true;
+	assert_true(hit(tp, 0, 0));
+	assert_string_equal(ask("QTStop"), "OK");
+	assert_string_equal(ask("m" UADDR_S ",1"), "E01");	/* live */
+	assert_string_equal(ask("QTFrame:0"), "F0T1");
+	assert_string_equal(ask("m" UADDR_S ",c"),
+			    "2f6574632f70617373776400");
+	assert_string_equal(ask("QTFrame:ffffffff"), "OK");
+
+	/*
+	 * "collect $ustack" (the tests' hooks stand in for ax_hooks.c: call
+	 * its tracev as they would): the text start, then the addresses
+	 * user_ustack() made up, in one block at GTP_USTACK_ADDR - 8; out of
+	 * task context no block, and $ustack 0.
+	 */
+	env.tp = tp;
+	user_ustack_depth = 2;
+	assert_int_equal(gtp_fb_tracev(&fb, 1, &env), 0);
+	assert_int_equal(fb.len, 11 + 24 + 13);
+	assert_int_equal(buf[0], 'M');
+	memcpy(w, buf + 1, 8);
+	memcpy(&mlen, buf + 9, 2);
+	assert_true(w[0] == GTP_USTACK_ADDR - 8);
+	assert_int_equal(mlen, 24);
+	memcpy(w, buf + 11, 24);
+	assert_true(w[0] == user_ustack_text);
+	assert_true(w[1] == user_ustack_text + 0x100);
+	assert_true(w[2] == user_ustack_text + 0x110);
+	memcpy(&val, buf + 35 + 5, 8);
+	assert_int_equal(val, 2);
+	fb.len = 0;
+	user_task_ctx = false;
+	assert_int_equal(gtp_fb_tracev(&fb, 1, &env), 0);
+	assert_int_equal(fb.len, 13);
+	assert_int_equal(buf[0], 'V');
+	memcpy(&val, buf + 5, 8);
+	assert_int_equal(val, 0);
+	user_ustack_depth = 0;
+}
+
+/*
  * Entry values (entryval.h): a location whose bytecode reads the range is
  * marked at QTStart; reads there give what the host recorded at the
  * function's entry (user_trace.c: user_entry_regs), and collecting one
@@ -1493,6 +1570,7 @@ int main(void)
 		T(test_kret_and_kstack),
 		T(test_filter_builtins),
 		T(test_locations_each_their_own),
+		T(test_user_memory),
 		T(test_entry_values),
 		T(test_run_and_frames),
 		T(test_rsub_block),

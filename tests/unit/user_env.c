@@ -11,6 +11,7 @@
  * holding it, and faults if any byte is in none.
  */
 #include "user_env.h"
+#include "hitmem.h"
 
 struct user_region {
 	u64 addr;
@@ -32,6 +33,7 @@ static unsigned int records_left = USER_ENV_MAX_TRACES;
 
 static s64 tsvs[USER_ENV_NR_TSV];
 static unsigned int nr_reads;
+static unsigned int nr_user_reads;
 static unsigned int nr_pins;
 
 void user_env_reset(void)
@@ -48,6 +50,7 @@ void user_env_reset(void)
 	records_left = USER_ENV_MAX_TRACES;
 	memset(tsvs, 0, sizeof(tsvs));
 	nr_reads = 0;
+	nr_user_reads = 0;
 }
 
 static int add_region(u64 addr, const void *bytes, size_t len, bool direct)
@@ -183,6 +186,25 @@ static int user_read_nofault(void *dst, u64 src, size_t n)
 	return 0;
 }
 
+bool gtp_user_addr(u64 addr)
+{
+	return addr >= USER_ENV_USER_LO && addr < USER_ENV_USER_HI;
+}
+
+/* The user half's regions, as the kernel's copy reads a task's memory. */
+int gtp_read_user_nofault(void *dst, u64 src, size_t n)
+{
+	nr_user_reads++;
+	if (!gtp_user_addr(src) || n > USER_ENV_USER_HI - src)
+		return -EFAULT;
+	return user_read_nofault(dst, src, n);
+}
+
+unsigned int user_env_user_reads(void)
+{
+	return nr_user_reads;
+}
+
 int user_env_set_reg(struct pt_regs *regs, unsigned int regno, u64 val)
 {
 	int off = ax_reg_offset(regno);
@@ -238,13 +260,25 @@ unsigned int user_env_nr_reads(void)
 
 /* --- the hooks of ax.h ------------------------------------------------ */
 
+/*
+ * A hit's read as module/core/hitmem.h routes it, where a host
+ * (user_trace.c) says whether user memory is readable; without one, the
+ * user half is read as any other memory.
+ */
+static int hit_read(const struct ax_env *env, void *dst, u64 addr, u32 n)
+{
+	if (!gtp_host)
+		return gtp_read_nofault(dst, addr, n);
+	return gtp_hit_read(env, dst, addr, n);
+}
+
 /* The hit's fault budget as module/core/ax_hooks.c applies it. */
 int ax_hook_read(struct ax_env *env, u64 addr, void *dst, u32 size)
 {
 	nr_reads++;
 	if (env->faults >= AX_HIT_FAULTS_MAX)
 		return -EFAULT;
-	if (gtp_read_nofault(dst, addr, size)) {
+	if (hit_read(env, dst, addr, size)) {
 		env->faults++;
 		return -EFAULT;
 	}
@@ -261,13 +295,13 @@ int ax_hook_trace(struct ax_env *env, u64 addr, u32 size, bool upto_nul)
 
 	if (!records_left || nr_traces == USER_ENV_MAX_TRACES)
 		return -ENOSPC;
-	if (!upto_nul && size <= space && !gtp_read_nofault(data, addr, size)) {
+	if (!upto_nul && size <= space && !hit_read(env, data, addr, size)) {
 		len = size;
 		goto record;
 	}
 	/* the readable prefix; tracenz stops after the first NUL */
 	for (len = 0; len < size; len++) {
-		if (gtp_read_nofault(&c, addr + len, 1))
+		if (hit_read(env, &c, addr + len, 1))
 			break;
 		if (len == space)
 			return -ENOSPC;

@@ -9,6 +9,10 @@
  *   gtp_read_nofault()	reads only from registered regions; any byte
  *			outside them faults (-EFAULT), like a bad kernel
  *			pointer.  This is gtp-ax's --mem ADDR=HEX model.
+ *   gtp_user_addr()	the user half is [USER_ENV_USER_LO, USER_ENV_USER_HI),
+ *			far from the low addresses tests use as kernel
+ *			memory; gtp_read_user_nofault() reads regions there
+ *			(user_env_user_reads() counts the calls)
  *   ax_hook_read()	= gtp_read_nofault(), within the hit's fault budget
  *			(env->faults, AX_HIT_FAULTS_MAX) as in the module
  *   ax_hook_trace()	appends a trace record (addr, size asked, the
@@ -31,6 +35,8 @@
 #define USER_ENV_MAX_TRACES	256	/* trace + tracev records per frame */
 #define USER_ENV_TRACE_BYTES	65536	/* recorded bytes per frame */
 #define USER_ENV_NR_TSV		256	/* getv/setv/tracev 0..255 */
+#define USER_ENV_USER_LO	0x7f0000000000ull
+#define USER_ENV_USER_HI	0x800000000000ull
 
 /* One trace/trace_quick/trace16/tracenz call. */
 struct user_env_trace {
@@ -50,6 +56,9 @@ struct user_env_tracev {
 
 /* Forget all regions, records and variable values; lift the limit. */
 void user_env_reset(void);
+
+/* gtp_read_user_nofault() calls since the last user_env_reset(). */
+unsigned int user_env_user_reads(void);
 
 /*
  * Make @len bytes readable at @addr, with the contents of @bytes (copied).

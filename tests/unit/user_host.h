@@ -45,6 +45,11 @@ extern u32 user_perf_open_kinds;
 extern int user_perf_fail_open;
 extern u64 user_perf_value[];
 extern u32 user_kstack_depth;	/* entries "collect $kstack" records */
+/* a hit is in its task's context (user memory readable), and the
+ * addresses "collect $ustack" records there after the text start */
+extern bool user_task_ctx;
+extern u32 user_ustack_depth;
+extern u64 user_ustack_text;
 /* entry values (entryval.h): DWARF register N held user_entry_regs[N] on
  * entry; user_entry_ok false: none recorded */
 extern u64 user_entry_regs[16];

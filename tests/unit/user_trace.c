@@ -101,6 +101,35 @@ static u64 user_kret_ns(const struct gtp_tp *tp)
 	return tp->at_return ? user_kret_time : 0;
 }
 
+/*
+ * User memory: a test says whether a hit is in its task's context
+ * (user_task_ctx), and what "collect $ustack" finds there
+ * (user_ustack_depth addresses after user_ustack_text).
+ */
+bool user_task_ctx;
+u32 user_ustack_depth;
+u64 user_ustack_text = 0x555555554000ull;
+
+static bool user_user_ok(const struct gtp_tp *tp)
+{
+	return user_task_ctx;
+}
+
+static u32 user_ustack(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max)
+{
+	u32 i, n = user_ustack_depth < max ? user_ustack_depth : max;
+
+	if (!user_task_ctx)
+		return 0;
+	memcpy(text, &user_ustack_text, 8);
+	for (i = 0; i < n; i++) {
+		u64 v = user_ustack_text + 0x100 + 0x10 * i;
+
+		memcpy(&buf[i], &v, 8);
+	}
+	return n;
+}
+
 /* Nothing attached to take away: the core's state is the test's to see. */
 static void user_tripped(struct gtp_tp *tp)
 {
@@ -165,6 +194,8 @@ static const struct gtp_host_ops user_host = {
 	.entry_reg		= user_entry_reg,
 	.caller			= user_caller,
 	.kret_ns		= user_kret_ns,
+	.user_ok		= user_user_ok,
+	.ustack			= user_ustack,
 	.tripped		= user_tripped,
 	.perf_open		= user_perf_open,
 	.perf_close		= user_perf_close,
