@@ -83,7 +83,14 @@ dbg-vmlinux:
 # tests/vm/run builds the modules for the guest's kernel itself; tests/vm/e2e
 # runs the suite's files in one guest per CPU (at most 4).
 # test_jit_direct runs the host-built kdata unit test on the guest's kallsyms.
-E2E_HOST_BINS := $(BUILD)/unit/test_kdata
+E2E_HOST_BINS := $(BUILD)/unit/test_kdata $(BUILD)/progs/gtp-ustack-prog
+
+# The program whose user stack tests/e2e/test_umem.py records: frame
+# pointers, position-independent, nothing renamed (-O0); its name is its
+# comm, which the test's condition names.
+$(BUILD)/progs/gtp-ustack-prog: tests/e2e/progs/ustack.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -fPIE -pie -o $@ $<
 e2e: dbg-vmlinux $(E2E_HOST_BINS)
 	tests/vm/e2e
 

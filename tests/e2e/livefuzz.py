@@ -221,7 +221,7 @@ class Fuzzer:
         if self.rng.randrange(3):
             # return probes and stacks are what the kernel side does most
             # differently: their variables come often
-            name = self.rng.choice(BUILTINS + ["kret", "kret", "kstack"])
+            name = self.rng.choice(BUILTINS + ["kret", "kret", "kstack", "ustack"])
             if name == "gtp_stop" and self.rng.randrange(3):
                 name = "clock"
             if name in self.tsvs.values():
@@ -257,9 +257,9 @@ class Fuzzer:
         if r == 3 and kind == "static":
             return "L"
         if r == 4:
-            ks = [n for n, b in self.tsvs.items() if b == "kstack"]
+            ks = [n for n, b in self.tsvs.items() if b in ("kstack", "ustack")]
             if ks:
-                code = axgen.collect_tsv(ks[0])
+                code = axgen.collect_tsv(rng.choice(ks))
                 return "X%x,%s" % (len(code), code.hex())
         code = axgen.program(rng, ctx, False)
         return "X%x,%s" % (len(code), code.hex())
