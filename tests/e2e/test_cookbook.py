@@ -134,6 +134,38 @@ for s in %r:
 
 
 @leaves_target_clean
+def test_files_a_process_opens():
+    """do_sys_openat2 if $current_comm == NAME, collect/s filename: the
+    paths the two processes of that name open, from their own memory,
+    relative and missing ones included, in order; none of a process whose
+    name differs."""
+    with Actors() as a:
+        there = os.path.join(a.dir, "opened")
+        open(there, "w").close()
+        paths = [there, "/proc/version", "no-such-file-gtp", there]
+        opener = """
+for p in %r:
+    try:
+        os.close(os.open(p, os.O_RDONLY))
+    except FileNotFoundError:
+        pass
+""" % (paths,)
+        pids = [a.start("gtp-opener", opener), a.start("gtp-opener", opener)]
+        a.start("gtp-openeX", opener)      # differs in its last byte
+        try:
+            out = session("Which files a process opens", {"NAME": "gtp-opener"},
+                          a.shell(3))
+        finally:
+            os.unlink(there)
+    got = [(int(p), f) for p, f in
+           re.findall(r"^pid (\d+) opened (.*)$", out, re.M)]
+    assert {p for p, _ in got} == set(pids), (pids, out)
+    for pid in pids:
+        assert [f for p, f in got if p == pid] == paths, (pid, out)
+    expect(out, r"^Collected %d trace frames\.$" % len(got))
+
+
+@leaves_target_clean
 def test_sched_switch_one_task():
     """sched:sched_switch, prev->pid == PID: each time the task leaves a
     CPU, with the event's fields (prev_comm, prev_pid, next_comm,
