@@ -7,7 +7,8 @@ its tracepoint and its shape (which blocks, in which order, how long):
 registers by name (an 'r' block's registers only: those its R action
 named, rip always), trace state variables by name, $_sdata as the static
 event's own fields (named by the DEFS `sdata` line), $kstack as a
-sequence of return addresses, other memory by its `collect` item where
+sequence of return addresses, $ustack as its program's text start and a
+sequence of addresses, other memory by its `collect` item where
 that is unambiguous (Tracepoint.mem_names), else mem0, mem1...  Event
 names are tp<N>, plus the location (`tp1_gtp_test_function`; a `trace
 *ADDR` location is named from /proc/kallsyms on the live target, a
@@ -21,7 +22,7 @@ types, lengths, special addresses), a `take` Struct that lifts the bytes
 to keep, and the event's Struct; every field is passed through as the
 frame's own little-endian bytes.  The check does not look at the address
 of a memory block named mem<k> (it may change from hit to hit), only at
-those of $_sdata, $kstack and named blocks.
+those of $_sdata, $kstack, $ustack and named blocks.
 
 Lost frames: each PACKET and END carries its CPU's lost count so far;
 it is the packet's events_discarded, and babeltrace2 warns about the
@@ -38,7 +39,7 @@ import uuid as uuidlib
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import ctf, ksyms
-from .abi import KSTACK_ADDR, RSUB_BLOCK, SDATA_ADDR
+from .abi import KSTACK_ADDR, RSUB_BLOCK, SDATA_ADDR, USTACK_ADDR
 from .stream_defs import FRAME_HEAD, REGSIZE, RING_DATA, RING_REC
 from .trace import REGS32, REGS64, TraceError, reg_offset, rsub_regs, walk_blocks
 
@@ -308,6 +309,17 @@ class RunTrace:
                 lay.keep(b)
                 lay.fields += [ctf.Field("kstack_len"), ctf.Field("kstack", hex=True, seq=True)]
                 lay.counts.append(b // 8)
+            elif a == USTACK_ADDR - 8 and b >= 16 and b % 8 == 0:
+                # the program's text start, then the user stack
+                lay.check.append("BQH%dx" % b)
+                lay.expect += [0x4d, a, b]
+                lay.skip(11)
+                lay.keep(8)
+                lay.take.append(("c", struct.pack("<Q", b // 8 - 1)))
+                lay.keep(b - 8)
+                lay.fields += [ctf.Field("ustack_text", hex=True), ctf.Field("ustack_len"),
+                               ctf.Field("ustack", hex=True, seq=True)]
+                lay.counts.append(b // 8 - 1)
             else:
                 name = names.get((a, b))
                 if name is None:

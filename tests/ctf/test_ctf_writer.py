@@ -231,14 +231,21 @@ def tp2(c1, c2):
             {"counter1": c1, "counter2": c2})
 
 
-def tp3(jiffies, sp, stack, kstack):
+def tp3(jiffies, sp, stack, kstack, ustack=None):
     blocks = (b"M" + struct.pack("<QHq", JIFFIES, 8, jiffies)
               + b"M" + struct.pack("<QH", sp, len(stack)) + stack
               + b"M" + struct.pack("<QH", 0x4b53544b00000000, 8 * len(kstack))
               + struct.pack("<%dQ" % len(kstack), *kstack))
-    return blocks, {"jiffies_addr": JIFFIES, "jiffies": jiffies, "mem0_addr": sp,
-                    "mem0_len": len(stack), "mem0": list(stack),
-                    "kstack_len": len(kstack), "kstack": list(kstack)}
+    fields = {"jiffies_addr": JIFFIES, "jiffies": jiffies, "mem0_addr": sp,
+              "mem0_len": len(stack), "mem0": list(stack),
+              "kstack_len": len(kstack), "kstack": list(kstack)}
+    if ustack:
+        # $ustack: the program's text start, then the addresses
+        text, addrs = ustack
+        blocks += (b"M" + struct.pack("<QH", 0x5553544b00000000 - 8, 8 + 8 * len(addrs))
+                   + struct.pack("<%dQ" % (1 + len(addrs)), text, *addrs))
+        fields.update(ustack_text=text, ustack_len=len(addrs), ustack=list(addrs))
+    return blocks, fields
 
 
 def stream_events(run=1, **defs):
@@ -248,9 +255,10 @@ def stream_events(run=1, **defs):
     want, pk = [], {0: [], 1: []}
     shapes = [tp1(5, -7), tp2(-3, 2**31 - 1), tp3(-1, 0xffffc90000001230, b"\x01\x02\x03",
                                                   [0xffffffff81000010, 0xffffffff81000020]),
-              tp1(-2**31, 1), tp3(2**62, 0xffffc90000004560, b"\xff\xfe\xfd", [0xffffffff81abcdef])]
+              tp1(-2**31, 1), tp3(2**62, 0xffffc90000004560, b"\xff\xfe\xfd", [0xffffffff81abcdef],
+                                  (0x55d0c0a01000, [0x55d0c0a01176, 0x55d0c0a011a1]))]
     names = ["tp1_gtp_test_function", "tp2", "tp3_vfs_read", "tp1_gtp_test_function",
-             "tp3_vfs_read"]
+             "tp3_vfs_read_2"]
     for k, ((blocks, fields), name) in enumerate(zip(shapes, names)):
         cpu, ts = k % 2, TSC + 1000 + 10 * k
         pk[cpu].append((ts, (1, 2, 3, 1, 3)[k], blocks))
