@@ -236,12 +236,30 @@ static inline bool gtp_user_addr(u64 addr)
  * page faults disabled (a page not present is an error, never waited
  * for), and only while the mm loaded on this CPU is the task's own
  * (nmi_uaccess_okay()), so it is safe in any context.
+ *
+ * Through a bounce buffer on the stack: with CONFIG_HARDENED_USERCOPY
+ * (Debian's) the copy checks its destination, and for one in vmalloc
+ * space (a frame's scratch, the frame store) that check looks the area
+ * up under a spinlock (find_vmap_area()), which a probe must never take:
+ * the CPU may hold it already.  A destination on the task's stack passes
+ * without a lock.  Called out of line (hitmem.c), so that the buffer is
+ * in no frame but that one.
  */
+#define GTP_USER_BOUNCE	128
+
 static inline int gtp_read_user_nofault(void *dst, u64 src, size_t n)
 {
-	return copy_from_user_nofault(dst,
-				      (const void __user *)(unsigned long)src,
-				      n) ? -EFAULT : 0;
+	u8 bounce[GTP_USER_BOUNCE];
+	size_t done, len;
+
+	for (done = 0; done < n; done += len) {
+		len = min_t(size_t, n - done, sizeof(bounce));
+		if (copy_from_user_nofault(bounce, (const void __user *)
+					   (unsigned long)(src + done), len))
+			return -EFAULT;
+		memcpy((u8 *)dst + done, bounce, len);
+	}
+	return 0;
 }
 
 #else /* userspace: tests and tools */

@@ -16,15 +16,15 @@
 #include "ax.h"
 #include "host.h"
 
+/* The user half's read for the hit @env (hitmem.c), out of line. */
+int gtp_hit_read_user(const struct ax_env *env, void *dst, u64 addr, u32 n);
+
 /* @n bytes at @addr for the hit @env (NULL: kernel memory only). */
 static inline int gtp_hit_read(const struct ax_env *env, void *dst,
 			       u64 addr, u32 n)
 {
-	if (unlikely(gtp_user_addr(addr))) {
-		if (!env || !env->tp || !gtp_host->user_ok(env->tp))
-			return -EFAULT;
-		return gtp_read_user_nofault(dst, addr, n);
-	}
+	if (unlikely(gtp_user_addr(addr)))
+		return gtp_hit_read_user(env, dst, addr, n);
 	return gtp_read_nofault(dst, addr, n);
 }
 
