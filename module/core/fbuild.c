@@ -128,6 +128,32 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
 }
 
 /*
+ * An M block at @addr with room for @max u64 words, to be filled and then
+ * cut to the words kept by fb_end_words(); NULL, with nothing written,
+ * when the frame has no room for all @max.
+ */
+static u64 *fb_begin_words(struct gtp_fbuild *fb, u64 addr, u32 max,
+			   u8 **h)
+{
+	u8 *b;
+
+	*h = fb_begin_mem(fb, addr);
+	if (!*h)
+		return NULL;
+	b = gtp_fb_room(fb, 8 * max);
+	if (!b)
+		fb_end_mem(fb, *h, 0);
+	return (u64 *)b;
+}
+
+/* Keep the first @n of the @max words begun: none drops the block. */
+static void fb_end_words(struct gtp_fbuild *fb, u8 *h, u32 n, u32 max)
+{
+	fb->len -= 8 * (max - n);
+	fb_end_mem(fb, h, 8 * n);
+}
+
+/*
  * $kstack: the kernel call stack as return addresses (u64, innermost
  * first) in an M block at GTP_KSTACK_ADDR, an address no kernel memory
  * has, so gdb reads it back from the frame like any collected memory
@@ -136,20 +162,15 @@ int gtp_fb_trace(struct gtp_fbuild *fb, u64 addr, u32 size, bool upto_nul)
  */
 static s64 fb_kstack(struct gtp_fbuild *fb, const struct ax_env *env)
 {
-	u8 *h = fb_begin_mem(fb, GTP_KSTACK_ADDR), *b;
+	u8 *h;
+	u64 *w = fb_begin_words(fb, GTP_KSTACK_ADDR, GTP_KSTACK_MAX, &h);
 	u32 n;
 
-	if (!h)
+	if (!w)
 		return -ENOSPC;
-	b = gtp_fb_room(fb, 8 * GTP_KSTACK_MAX);
-	if (!b) {
-		fb_end_mem(fb, h, 0);
-		return -ENOSPC;
-	}
-	n = gtp_host->kstack(env->tp, env->regs, (u64 *)b, GTP_KSTACK_MAX);
+	n = gtp_host->kstack(env->tp, env->regs, w, GTP_KSTACK_MAX);
 	n = min_t(u32, n, GTP_KSTACK_MAX);
-	fb->len -= 8 * (GTP_KSTACK_MAX - n);
-	fb_end_mem(fb, h, 8 * n);
+	fb_end_words(fb, h, n, GTP_KSTACK_MAX);
 	return n;
 }
 
@@ -160,22 +181,17 @@ static s64 fb_kstack(struct gtp_fbuild *fb, const struct ax_env *env)
  */
 static s64 fb_ustack(struct gtp_fbuild *fb, const struct ax_env *env)
 {
-	u8 *h = fb_begin_mem(fb, GTP_USTACK_ADDR - 8), *b;
+	u8 *h;
+	u64 *w = fb_begin_words(fb, GTP_USTACK_ADDR - 8, 1 + GTP_USTACK_MAX,
+				&h);
 	u32 n = 0;
 
-	if (!h)
+	if (!w)
 		return -ENOSPC;
-	b = gtp_fb_room(fb, 8 + 8 * GTP_USTACK_MAX);
-	if (!b) {
-		fb_end_mem(fb, h, 0);
-		return -ENOSPC;
-	}
 	if (env->tp)
-		n = gtp_host->ustack(env->tp, (u64 *)b, (u64 *)(b + 8),
-				     GTP_USTACK_MAX);
+		n = gtp_host->ustack(env->tp, w, w + 1, GTP_USTACK_MAX);
 	n = min_t(u32, n, GTP_USTACK_MAX);
-	fb->len -= 8 * (GTP_USTACK_MAX - n) + (n ? 0 : 8);
-	fb_end_mem(fb, h, n ? 8 + 8 * n : 0);
+	fb_end_words(fb, h, n ? 1 + n : 0, 1 + GTP_USTACK_MAX);
 	return n;
 }
 
