@@ -25,14 +25,16 @@ def _selected() -> bool:
     return tf.type.code != gdb.TYPE_CODE_VOID and int(tf) >= 0
 
 
-def _count():
-    """$kstack of the selected frame, or a GdbError saying why none."""
+def stack_count(var: str, kind: str) -> int:
+    """$VAR of the selected frame (kstack, ustack: how many addresses
+    `collect $VAR` recorded), or a GdbError from gtp-VAR saying why none;
+    kind names the stack ("kernel", "user")."""
     if not _selected():
-        raise gdb.GdbError("gtp-kstack: no trace frame selected (tfind first)")
-    err = ("gtp-kstack: this frame has no kernel stack: `tvariable $kstack`, "
-           "then `collect $kstack` in the tracepoint's actions")
+        raise gdb.GdbError("gtp-%s: no trace frame selected (tfind first)" % var)
+    err = ("gtp-%s: this frame has no %s stack: `tvariable $%s`, "
+           "then `collect $%s` in the tracepoint's actions" % (var, kind, var, var))
     try:
-        v = gdb.parse_and_eval("$kstack")
+        v = gdb.parse_and_eval("$" + var)
         if v.type.code == gdb.TYPE_CODE_VOID:
             raise gdb.GdbError(err)
         return int(v)
@@ -79,7 +81,7 @@ def frame_caller() -> Optional[int]:
 
 def frame_stack() -> list[tuple[int, str]]:
     """[(addr, text)] of the selected trace frame's kernel stack."""
-    n = _count()
+    n = stack_count("kstack", "kernel")
     if n <= 0:
         return []
     mem = gdb.selected_inferior().read_memory(KSTACK_ADDR, 8 * n)

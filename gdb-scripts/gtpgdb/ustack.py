@@ -23,7 +23,7 @@ import struct
 import gdb
 
 from gtpctl.abi import USTACK_ADDR
-from gtpgdb.kstack import _selected, symbolize
+from gtpgdb.kstack import stack_count, symbolize
 
 PT_LOAD, PF_X = 1, 1
 _loaded = {}        # program path -> the offset its symbols were added at
@@ -66,17 +66,7 @@ def load_program(path: str, text: int) -> None:
 
 def frame_ustack():
     """(text start, [addresses]) of the selected trace frame's user stack."""
-    if not _selected():
-        raise gdb.GdbError("gtp-ustack: no trace frame selected (tfind first)")
-    err = ("gtp-ustack: this frame has no user stack: `tvariable $ustack`, "
-           "then `collect $ustack` in the tracepoint's actions")
-    try:
-        v = gdb.parse_and_eval("$ustack")
-        if v.type.code == gdb.TYPE_CODE_VOID:
-            raise gdb.GdbError(err)
-        n = int(v)
-    except gdb.error:
-        raise gdb.GdbError(err)
+    n = stack_count("ustack", "user")
     if n <= 0:
         return None, []
     raw = bytes(gdb.selected_inferior().read_memory(USTACK_ADDR - 8, 8 * (n + 1)))
