@@ -133,6 +133,18 @@ for s in %r:
     expect(out, r"^Collected %d trace frames\.$" % len(got))
 
 
+def open_each(paths):
+    """An actor's code that opens and closes each of paths in turn, a
+    missing one included (its open fails)."""
+    return """
+for p in %r:
+    try:
+        os.close(os.open(p, os.O_RDONLY))
+    except FileNotFoundError:
+        pass
+""" % (list(paths),)
+
+
 @leaves_target_clean
 def test_files_a_process_opens():
     """do_sys_openat2 if $current_comm == NAME, collect/s filename: the
@@ -143,13 +155,7 @@ def test_files_a_process_opens():
         there = os.path.join(a.dir, "opened")
         open(there, "w").close()
         paths = [there, "/proc/version", "no-such-file-gtp", there]
-        opener = """
-for p in %r:
-    try:
-        os.close(os.open(p, os.O_RDONLY))
-    except FileNotFoundError:
-        pass
-""" % (paths,)
+        opener = open_each(paths)
         pids = [a.start("gtp-opener", opener), a.start("gtp-opener", opener)]
         a.start("gtp-openeX", opener)      # differs in its last byte
         try:
@@ -236,13 +242,7 @@ def test_enoent_opens():
         missing = [os.path.join(a.dir, "nope-%d" % i) for i in range(3)]
         there = os.path.join(a.dir, "there")
         open(there, "w").close()
-        opener = """
-for p in %r:
-    try:
-        os.close(os.open(p, os.O_RDONLY))
-    except FileNotFoundError:
-        pass
-""" % ([missing[0], there, missing[1], there, missing[2]],)
+        opener = open_each([missing[0], there, missing[1], there, missing[2]])
         pid = a.start("gtp-opener", opener)
         try:
             out = session("Opens that fail with ENOENT, and the path",
