@@ -39,6 +39,10 @@ registering its commands with register():
               whose name matches a regular expression
   percpu.py   gtp-percpu: a per-CPU variable's ($p_NAME) value on each
               CPU (gtpctl/pcpu.py)
+
+What a command needs and the others do not is loaded at its first use
+(lazy.py), so that sourcing gtp.py stays cheap: a session runs a few
+commands, and the tests start gdb hundreds of times.
 """
 try:
     import gdb  # noqa: F401

@@ -29,7 +29,9 @@ import gdb
 
 from gtpctl import abi
 
-from . import kernsyms, leftover, module, vmlinux
+from . import kernsyms, lazy, module, vmlinux
+
+leftover = lazy.module("gtpgdb.leftover")
 
 
 class Connect(gdb.Command):

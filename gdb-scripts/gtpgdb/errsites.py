@@ -49,10 +49,13 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from typing import NamedTuple, Optional
 
 import gdb
+
+from . import lazy
+
+tempfile = lazy.module("tempfile")
 
 # errno names a user may give, Linux x86-64 values (errno-base.h, errno.h).
 ERRNOS = {

@@ -37,10 +37,11 @@ from typing import Optional
 
 import gdb
 
-from gtpctl import agg, summary
-from gtpctl.trace import TraceError
+from . import kstack, lazy
 
-from . import kstack
+agg = lazy.module("gtpctl.agg")
+summary = lazy.module("gtpctl.summary")
+trace = lazy.module("gtpctl.trace")
 
 _UNAVAIL_RE = re.compile(r"not available|unavailable|Cannot access memory|"
                          r"value has been optimized out", re.I)
@@ -236,10 +237,10 @@ def _maint_send(pkt: str) -> str:
     try:
         out = gdb.execute("maint packet %s" % pkt, to_string=True)
     except gdb.error as e:
-        raise TraceError("cannot ask the target (target remote /proc/gtp?): %s" % e)
+        raise trace.TraceError("cannot ask the target (target remote /proc/gtp?): %s" % e)
     m = re.search(r'received: "(.*)"', out)
     if not m:
-        raise TraceError("no reply to %s in %r" % (pkt, out[:80]))
+        raise trace.TraceError("no reply to %s in %r" % (pkt, out[:80]))
     return m.group(1)
 
 
@@ -257,7 +258,7 @@ def _live_agg(cmd: str, expr: str, cond: Optional[str], found: dict,
                                                   else "--" + stray[0]))
     try:
         return agg.read(_maint_send, name)
-    except TraceError as e:
+    except trace.TraceError as e:
         raise gdb.GdbError("%s: %s" % (cmd, e))
 
 

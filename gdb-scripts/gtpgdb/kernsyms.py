@@ -23,15 +23,17 @@ file is made again without them if it was loaded first).
 """
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 import time
 from typing import Iterable
 
 import gdb
 
-from . import ksyms, module, vmlinux
+from . import lazy, module, vmlinux
+
+json = lazy.module("json")
+ksyms = lazy.module("gtpgdb.ksyms")
+tempfile = lazy.module("tempfile")
 
 # btf, dwarfgen and symfile (with elfgen) are imported where a symbol file
 # is made or described, not when gtp.py is sourced: most gdb sessions

@@ -15,18 +15,20 @@ running kernel loaded them at, and find kernel symbols in /proc/kallsyms.
 from __future__ import annotations
 
 import atexit
-import glob
 import os
 import re
-import shutil
 import struct
-import subprocess
-import tempfile
 from typing import Optional, Union
 
 import gdb
 
-from . import entryval
+from . import lazy
+
+entryval = lazy.module("gtpgdb.entryval")
+glob = lazy.module("glob")
+shutil = lazy.module("shutil")
+subprocess = lazy.module("subprocess")
+tempfile = lazy.module("tempfile")
 
 # gdb-scripts/gtpgdb/module.py -> the checkout (its tracepoints/, module/)
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

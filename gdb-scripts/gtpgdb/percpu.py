@@ -8,10 +8,11 @@ trace runs or after.
 """
 import gdb
 
-from gtpctl import pcpu
-from gtpctl.trace import TraceError
-
+from . import lazy
 from .hist import _maint_send
+
+pcpu = lazy.module("gtpctl.pcpu")
+trace = lazy.module("gtpctl.trace")
 
 
 class PercpuCmd(gdb.Command):
@@ -31,7 +32,7 @@ its own CPU's; print $p_NAME gives the sum."""
                                "trace state variable)")
         try:
             vals = pcpu.read(_maint_send, name)
-        except TraceError as e:
+        except trace.TraceError as e:
             raise gdb.GdbError("gtp-percpu: %s" % e)
         gdb.write(pcpu.format_pcpu(name, vals))
 

@@ -26,9 +26,9 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Set
 
 import gdb
 
-from gtpctl import kallsyms
+from . import errsites, lazy
 
-from . import errsites
+kallsyms = lazy.module("gtpctl.kallsyms")
 
 DEFAULT_MAX = 2000
 FILTER_FUNCTIONS = ("/sys/kernel/tracing/available_filter_functions",

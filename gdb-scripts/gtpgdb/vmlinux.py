@@ -35,7 +35,10 @@ from typing import Callable, Optional
 
 import gdb
 
-from . import entryval, ksyms
+from . import lazy
+
+entryval = lazy.module("gtpgdb.entryval")
+ksyms = lazy.module("gtpgdb.ksyms")
 
 DEFAULTS = ("/usr/lib/debug/boot/vmlinux-%s", "/usr/lib/debug/lib/modules/%s/vmlinux")
 
