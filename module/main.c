@@ -63,6 +63,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.kret_ns		= gtp_attach_kret_ns,
 	.user_ok		= gtp_attach_user_ok,
 	.ustack			= gtp_attach_ustack,
+	.watch			= gtp_attach_watch,
 	.tripped		= gtp_trip_queue,
 	.perf_open		= gtp_perf_open,
 	.perf_close		= gtp_perf_close,
@@ -125,6 +126,7 @@ static const struct gtp_part {
 	{ NULL,			gtp_static_probe_exit,	true },
 	/* the attach layer, then its backends, cheapest first */
 	{ gtp_attach_init,	NULL,			true },
+	{ gtp_watch_init,	gtp_watch_exit,		true },
 	{ gtp_static_backend_init, gtp_static_backend_exit, true },
 	{ gtp_fprobe_init,	gtp_fprobe_exit,	true },
 	{ gtp_kretprobe_init,	gtp_kretprobe_exit,	true },

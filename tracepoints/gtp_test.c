@@ -75,6 +75,13 @@
  * (gtp_test_spill_command()): functions at many different low address
  * bits, for tests that need an ip at a given place in a table of ips.
  *
+ * Watch tracepoints (tests/e2e/test_watch.py): "echo watch N" adds 1 to
+ * gtp_test_watched N times in gtp_test_watch_add(), from the writing
+ * task; "echo watch-cpu C N" does the same on CPU C, from a kworker
+ * there (process context); "echo watch-irq C N" from an interrupt on CPU
+ * C (an IPI; on the writer's own CPU just interrupts off); "echo
+ * watch-read N" only reads it N times.
+ *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
  * mirror the loop's state, for conditions on globals).
@@ -93,6 +100,8 @@
 #include <linux/sched.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
 #include <asm/msr.h>
 
 #define CREATE_TRACE_POINTS
@@ -722,6 +731,62 @@ static int evrace_command(unsigned long fn, int a, int b, int shots)
 	return 0;
 }
 
+/* The data a watch tracepoint watches; 8-aligned, as a debug register. */
+static u64 gtp_test_watched __aligned(8);
+
+/* The writer whose pc a watch hit shows (just after its store). */
+static noinline void gtp_test_watch_add(void)
+{
+	WRITE_ONCE(gtp_test_watched, READ_ONCE(gtp_test_watched) + 1);
+}
+
+static noinline void gtp_test_watch_read(void)
+{
+	(void)READ_ONCE(gtp_test_watched);
+}
+
+static void watch_adds(void *n)
+{
+	unsigned long i;
+
+	for (i = 0; i < (unsigned long)n; i++)
+		gtp_test_watch_add();
+}
+
+static long watch_adds_work(void *n)
+{
+	watch_adds(n);
+	return 0;
+}
+
+/* "watch N", "watch-cpu C N", "watch-irq C N", "watch-read N" */
+static int watch_command(const char *cmd)
+{
+	unsigned long n;
+	unsigned int cpu;
+
+	if (sscanf(cmd, "watch %lu", &n) == 1) {
+		watch_adds((void *)n);
+		return 0;
+	}
+	if (sscanf(cmd, "watch-read %lu", &n) == 1) {
+		while (n--)
+			gtp_test_watch_read();
+		return 0;
+	}
+	if (sscanf(cmd, "watch-cpu %u %lu", &cpu, &n) == 2) {
+		if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+			return -ENODEV;
+		return work_on_cpu(cpu, watch_adds_work, (void *)n);
+	}
+	if (sscanf(cmd, "watch-irq %u %lu", &cpu, &n) == 2) {
+		if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+			return -ENODEV;
+		return smp_call_function_single(cpu, watch_adds, (void *)n, 1);
+	}
+	return -EINVAL;
+}
+
 /* "nest ADDR", "evrace ADDR A B N": -EINVAL if @cmd is neither. */
 static int inject_command(const char *cmd)
 {
@@ -773,6 +838,8 @@ static ssize_t gtp_test_write(struct file *file, const char __user *ubuf,
 			ret = gtp_test_spill_command(buf);
 		if (ret == -EINVAL)
 			ret = baseline_command(buf);
+		if (ret == -EINVAL)
+			ret = watch_command(buf);
 	}
 	mutex_unlock(&gtp_test_lock);
 	return ret ? ret : count;

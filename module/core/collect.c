@@ -241,6 +241,18 @@ static __always_inline bool tp_collect(struct gtp_tp *tp,
  * and no call inside.  Itself out of line: inlined, its slot would cost
  * every other hit a stack canary and a heavier prologue.
  */
+/*
+ * The pc a frame's registers show: the location's address, which an int3
+ * or a call has left the ip past; but a watch's hit is in the code that
+ * accessed the data, and the debug trap's ip is what names it (the
+ * instruction after the access).
+ */
+static __always_inline u64 frame_pc(const struct gtp_tp *tp,
+				    const struct pt_regs *regs)
+{
+	return unlikely(tp->watch_len) ? regs->ip : tp->addr;
+}
+
 static noinline bool tp_collect_lean(struct gtp_tp *tp, struct pt_regs *regs)
 {
 	struct gtp_frame_slot slot __gtp_noinit;
@@ -256,12 +268,13 @@ static noinline bool tp_collect_lean(struct gtp_tp *tp, struct pt_regs *regs)
 		} else if (tp->rsub.mask) {
 			/* header, 'r', mask: planned (the rest values) */
 			memcpy(dst, tp->lean_head, 16);
-			gtp_rsub_put_vals(regs, tp->addr, &tp->rsub,
+			gtp_rsub_put_vals(regs, frame_pc(tp, regs), &tp->rsub,
 					  dst + GTP_FRAME_HDR + GTP_RSUB_HDR);
 		} else {
 			put_frame_hdr(tp, dst, len);
 			dst[GTP_FRAME_HDR] = 'R';
-			gtp_regs_to_g(regs, tp->addr, dst + GTP_FRAME_HDR + 1);
+			gtp_regs_to_g(regs, frame_pc(tp, regs),
+				      dst + GTP_FRAME_HDR + 1);
 		}
 		gtp_frame_commit(&slot);
 		atomic_long_add(len, &tp->usage);
@@ -286,13 +299,14 @@ static void run_action(struct gtp_tp *tp, const struct gtp_action *a,
 		if (a->rsub.mask) {
 			b = gtp_fb_room(fb, a->rsub.len);
 			if (b)
-				gtp_regs_to_rsub(regs, tp->addr, &a->rsub, b);
+				gtp_regs_to_rsub(regs, frame_pc(tp, regs),
+						 &a->rsub, b);
 			break;
 		}
 		b = gtp_fb_room(fb, 1 + GTP_G_SIZE);
 		if (b) {
 			b[0] = 'R';
-			gtp_regs_to_g(regs, tp->addr, b + 1);
+			gtp_regs_to_g(regs, frame_pc(tp, regs), b + 1);
 		}
 		break;
 	case GTP_ACT_MEM:

@@ -9,8 +9,8 @@
  * its callers.  So module/core/ and jit/ depend on nothing above them
  * ("make check-layering" proves it on the built objects).
  *
- * Every entry but @kstack, @entry_reg, @caller, @kret_ns, @tripped and
- * @perf_read is
+ * Every entry but @kstack, @entry_reg, @caller, @kret_ns, @user_ok,
+ * @ustack, @watch, @tripped and @perf_read is
  * called from
  * process context under the packet lock, never from a probe: what a probe
  * needs
@@ -100,6 +100,10 @@ enum gtp_perf_kind {
  *	program's text into *@text (for symbols of a position-independent
  *	program); returns how many addresses, 0 where not allowed.  No
  *	locks, no sleep.
+ * @watch: probe context ("$watch_val", "$watch_prev"): at a hit of the
+ *	watch @tp (watch.h), the watched bytes' value after the access, or
+ *	with @prev before it (as the hit before on any CPU left it, or as
+ *	they were when armed).  No locks, no sleep.
  * @tripped: probe context: @tp tripped the CPU budget (tp->tripped is
  *	GTP_TRIP_PENDING, tp->enabled false).  The host unregisters its
  *	probe later, from process context, and sets GTP_TRIP_DISARMED, so
@@ -140,6 +144,7 @@ struct gtp_host_ops {
 	u64 (*kret_ns)(const struct gtp_tp *tp);
 	bool (*user_ok)(const struct gtp_tp *tp);
 	u32 (*ustack)(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max);
+	u64 (*watch)(const struct gtp_tp *tp, bool prev);
 	void (*tripped)(struct gtp_tp *tp);
 
 	int (*perf_open)(struct gtp_conn *gc, u32 kinds);

@@ -199,7 +199,7 @@ static bool tp_feeds_aggs_only(const struct gtp_tp *tp)
 			continue;
 		if (!prog_records_nothing(a->prog))
 			return false;
-		if (gtp_prog_marks_kret_only(a->prog))
+		if (gtp_prog_marks_only(a->prog))
 			continue;
 		if (!gtp_prog_feeds_aggs_only(a->prog))
 			return false;

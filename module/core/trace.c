@@ -25,6 +25,7 @@
 #include "static_data.h"
 #include "budget.h"
 #include "trigger.h"
+#include "watch.h"
 
 #define GTP_NOTE_MAX	128	/* hex digits kept per note */
 
@@ -262,6 +263,10 @@ static void pkt_qtstart(struct gtp_conn *gc, char *args)
 	gtp_tps_reset_counts();
 	gtp_tsvs_reset_values();
 	gtp_tps_mark_returns();
+	if (gtp_tps_mark_watches(gc)) {
+		gtp_reply_error(gc, 1);	/* it said which and why */
+		return;
+	}
 	gtp_tps_plan_aggs();
 	/* an action may enable a tracepoint: every probe stays armed */
 	if (gtp_trigger_plan(gtp_tps,

@@ -66,6 +66,10 @@ struct gtp_tp {
 	bool fast;		/* :F (downloaded as a normal tracepoint) */
 	bool is_static;		/* :S, handled by the static tracepoint code */
 	bool at_return;		/* actions set $kret: fires at the return */
+	u8 watch_len;		/* actions set $watch or $awatch to 1, 2, 4
+				 * or 8: @addr is data, and a hit is an
+				 * access to that many bytes (watch.h); 0: code */
+	bool watch_reads;	/* ... $awatch: reads too, not only writes */
 	bool site_pc;		/* an R action of ours, not gdb's: the pc
 				 * that tells gdb which location hit */
 	bool reads_entry;	/* reads entry values (entryval.h): the host

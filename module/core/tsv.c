@@ -67,6 +67,10 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_PERF_PAGE_FAULTS]	= "perf_page_faults",
 	[GTP_TSV_PERF_CPU_CLOCK]	= "perf_cpu_clock",
 	[GTP_TSV_USTACK]		= "ustack",
+	[GTP_TSV_WATCH]			= "watch",
+	[GTP_TSV_AWATCH]		= "awatch",
+	[GTP_TSV_WATCH_VAL]		= "watch_val",
+	[GTP_TSV_WATCH_PREV]		= "watch_prev",
 };
 
 /* "$p_X" with some X: one value per CPU (a built-in never starts so). */
@@ -208,8 +212,9 @@ int gtp_tsv_get_cpu(const struct gtp_tsv *v, u32 cpu, s64 *val)
  * getv at a hit: $kret is the return value (rax) at a return probe's hit,
  * 0 anywhere else; $caller is the host's to say (it knows how the hit was
  * carried), 0 without registers, and so is $kret_ns (the host times the
- * call from its entry); the rest as gtp_tsv_get(), but for a per-CPU
- * variable, whose value at a hit is this CPU's.
+ * call from its entry), and $watch_val and $watch_prev at a watch's hit
+ * (the host read the watched bytes); the rest as gtp_tsv_get(), but for a
+ * per-CPU variable, whose value at a hit is this CPU's.
  */
 int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 {
@@ -230,6 +235,13 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 	}
 	if (v->builtin == GTP_TSV_KRET_NS) {
 		*val = tp && tp->at_return ? (s64)gtp_host->kret_ns(tp) : 0;
+		return 0;
+	}
+	if (v->builtin == GTP_TSV_WATCH_VAL ||
+	    v->builtin == GTP_TSV_WATCH_PREV) {
+		*val = tp && tp->watch_len ?
+		       (s64)gtp_host->watch(tp, v->builtin ==
+					    GTP_TSV_WATCH_PREV) : 0;
 		return 0;
 	}
 	return tsv_value(v, true, val);
@@ -302,24 +314,26 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 
 /*
  * Does @prog setv aggregating variables and no other?  Then what it does
- * at a hit needs no frame (plan.c), if it also records nothing.  $kret
- * does not count either way: setting it only marks a return probe
- * (gtp_tsv_set() does nothing with the value).
+ * at a hit needs no frame (plan.c), if it also records nothing.  The
+ * marks ($kret, $watch, $awatch) do not count either way: setting one only
+ * marks the location (gtp_tsv_set() does nothing with the value).
  */
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog)
 {
-	u64 sets = gtp_prog_bound(prog)->sets & ~GTP_SETS_BIT(GTP_TSV_KRET);
+	u64 sets = gtp_prog_bound(prog)->sets & ~GTP_SETS_MARKS;
 
 	return sets == GTP_SETS_AGG;
 }
 
 /*
- * Does @prog setv $kret and no other variable ("teval $kret = 0")?  Then
- * it only marks a return probe and does nothing at a hit.
+ * Does @prog setv marks only ("teval $kret = 0", "teval $watch = 4")?
+ * Then it only marks the location and does nothing at a hit.
  */
-bool gtp_prog_marks_kret_only(const struct ax_prog *prog)
+bool gtp_prog_marks_only(const struct ax_prog *prog)
 {
-	return gtp_prog_bound(prog)->sets == GTP_SETS_BIT(GTP_TSV_KRET);
+	u64 sets = gtp_prog_bound(prog)->sets;
+
+	return sets && !(sets & ~GTP_SETS_MARKS);
 }
 
 /**
@@ -365,8 +379,8 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 					GTP_TP_NUM_MAX + 1 : (u32)val,
 					v->builtin == GTP_TSV_ENABLE, tpnum);
 	}
-	if (v->builtin == GTP_TSV_KRET)
-		return 0;	/* the mark of a return probe, read at QTStart */
+	if (GTP_SETS_BIT(v->builtin) & GTP_SETS_MARKS)
+		return 0;	/* a mark of the location, read at QTStart */
 	if (v->builtin)
 		return -EPERM;
 	if (v->pcpu) {

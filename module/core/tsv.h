@@ -39,6 +39,12 @@ enum gtp_builtin_tsv {
 	GTP_TSV_PERF_PAGE_FAULTS,
 	GTP_TSV_PERF_CPU_CLOCK,
 	GTP_TSV_USTACK,		/* tracev records the user call stack */
+	GTP_TSV_WATCH,		/* set in actions to 1, 2, 4 or 8: the
+				 * location is that many bytes of data,
+				 * watched for writes (watch.h) */
+	GTP_TSV_AWATCH,		/* the same, for reads and writes */
+	GTP_TSV_WATCH_VAL,	/* at a watch hit: the bytes' value now */
+	GTP_TSV_WATCH_PREV,	/* ... and at the hit before (or the arm) */
 	GTP_TSV_NR_BUILTIN,
 };
 
@@ -86,6 +92,14 @@ struct gtp_tsv {
 #define GTP_SETS_BIT(n)	(1ull << (n))	/* fewer than 62 built-ins */
 #define GTP_SETS_AGG	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN)
 #define GTP_SETS_PLAIN	GTP_SETS_BIT(GTP_TSV_NR_BUILTIN + 1)
+/*
+ * The built-ins a setv only marks the location with, read at QTStart:
+ * $kret (a return probe), $watch and $awatch (a watch, watch.h).  At a
+ * hit such a setv does nothing.
+ */
+#define GTP_SETS_MARKS	(GTP_SETS_BIT(GTP_TSV_KRET) | \
+			 GTP_SETS_BIT(GTP_TSV_WATCH) | \
+			 GTP_SETS_BIT(GTP_TSV_AWATCH))
 
 struct gtp_tsv *gtp_tsv_find(u32 num);
 int gtp_tsv_get(u32 num, s64 *val);
@@ -109,7 +123,7 @@ bool gtp_prog_sets_builtin(const struct ax_prog *prog,
 bool gtp_prog_uses_builtin(const struct ax_prog *prog,
 			   enum gtp_builtin_tsv kind);
 bool gtp_prog_feeds_aggs_only(const struct ax_prog *prog);
-bool gtp_prog_marks_kret_only(const struct ax_prog *prog);
+bool gtp_prog_marks_only(const struct ax_prog *prog);
 int gtp_tsv_set(u32 num, s64 val, u32 tpnum);
 int gtp_tsv_format(u32 i, char *buf, size_t size);
 void gtp_tsvs_clear(void);

@@ -387,6 +387,17 @@ bool gtp_attach_user_ok(const struct gtp_tp *tp)
 }
 NOKPROBE_SYMBOL(gtp_attach_user_ok);
 
+/* "$watch_val", "$watch_prev" (the host's ->watch): a watch's backend's. */
+u64 gtp_attach_watch(const struct gtp_tp *tp, bool prev)
+{
+	const struct gtp_attachment *a = READ_ONCE(tp->probe);
+
+	if (!a || !a->be->watch)
+		return 0;
+	return a->be->watch(a, prev);
+}
+NOKPROBE_SYMBOL(gtp_attach_watch);
+
 /* "collect $ustack" (the host's ->ustack): only where user reads may be. */
 u32 gtp_attach_ustack(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max)
 {

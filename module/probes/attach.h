@@ -2,7 +2,8 @@
 /*
  * attach.h - one interface for every way a tracepoint location is carried.
  *
- * Each kernel attach mechanism is a backend (struct gtp_backend): the
+ * Each kernel attach mechanism is a backend (struct gtp_backend): a
+ * hardware breakpoint for a watch (watch.c), the
  * tracepoint probe of a static tracepoint (static_arm.c), a function's own
  * ftrace trampoline (ftrace_probe.c's "direct"), the shared ftrace_ops
  * (ftrace_probe.c), the kretprobe (kretprobe.c) and the kprobe
@@ -39,6 +40,7 @@ struct gtp_attachment {
 
 /* The order a location tries the backends in: cheapest carrier first. */
 enum gtp_backend_rank {
+	GTP_BACKEND_WATCH,		/* watch.c: data, not code */
 	GTP_BACKEND_STATIC,		/* static_arm.c */
 	GTP_BACKEND_DIRECT,		/* ftrace_probe.c */
 	GTP_BACKEND_FTRACE,		/* ftrace_probe.c */
@@ -76,6 +78,8 @@ enum gtp_backend_rank {
  * @kret_ns: probe context, "$kret_ns"; NULL: 0.
  * @by_int3: probe context: was this hit carried by an int3, which the
  *	kernel enters as an NMI (umem.c)?  NULL: never.
+ * @watch: probe context, "$watch_val" (or with @prev "$watch_prev") of
+ *	this CPU's hit of a watch; NULL: 0.
  * @module: the module whose tracepoint the location is on, which the
  *	backend pins itself (attach.c pins the code of the others); NULL:
  *	none.
@@ -95,6 +99,7 @@ struct gtp_backend {
 				       struct pt_regs *regs);
 	u64 (*kret_ns)(const struct gtp_attachment *a);
 	bool (*by_int3)(const struct gtp_attachment *a);
+	u64 (*watch)(const struct gtp_attachment *a, bool prev);
 	struct module *(*module)(const struct gtp_attachment *a);
 };
 

@@ -22,7 +22,7 @@ struct pt_regs;
 /*
  * attach.c: every tracepoint location, through the backends of attach.h
  * (the host's ->arm, ->disarm, ->set_enabled, ->caller, ->kret_ns,
- * ->kstack, ->user_ok, ->ustack)
+ * ->kstack, ->user_ok, ->ustack, ->watch)
  */
 int gtp_attach_init(void);
 int gtp_attach_arm(struct gtp_conn *gc);
@@ -35,9 +35,12 @@ u32 gtp_attach_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
 		      u64 *buf, u32 max);
 bool gtp_attach_user_ok(const struct gtp_tp *tp);
 u32 gtp_attach_ustack(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max);
+u64 gtp_attach_watch(const struct gtp_tp *tp, bool prev);
 void gtp_attach_retire_tripped(void);
 
 /* The backends: each registers with attach.c at init (main.c's order). */
+int gtp_watch_init(void);		/* watch.c */
+void gtp_watch_exit(void);
 int gtp_static_backend_init(void);	/* static_arm.c */
 void gtp_static_backend_exit(void);
 int gtp_fprobe_init(void);		/* ftrace_probe.c: direct, ftrace */

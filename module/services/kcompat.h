@@ -24,6 +24,8 @@
  *  ftrace direct calls          register_ftrace_direct_  register_ftrace_direct(ops, addr) since 6.6;
  *  on an ftrace_ops             multi(ops, addr); the    unregister frees the filter
  *                               caller frees the filter  (free_filters)
+ *  an error from a per-CPU      IS_ERR() (no such        IS_ERR_PCPU() since 6.12; in 7.x __percpu
+ *  pointer (breakpoints)        helper)                  is an address space IS_ERR() refuses
  *
  * Kernel-internal functions that are not exported are resolved at run
  * time through kallsyms (gtp_ksym(), module/ksym.c), never linked to.
@@ -35,6 +37,7 @@
 #include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/preempt.h>
+#include <linux/err.h>
 #include <linux/tracepoint-defs.h>
 
 #if __has_include(<linux/hex.h>)
@@ -256,6 +259,12 @@ static inline int gtp_unregister_ftrace_direct(struct ftrace_ops *ops,
 		ftrace_free_filter(ops);
 	return ret;
 }
+#endif
+
+/* register_wide_hw_breakpoint()'s per-CPU result may be an error */
+#ifndef IS_ERR_PCPU
+#define IS_ERR_PCPU(ptr)	IS_ERR((const void *)(__force const unsigned long)(ptr))
+#define PTR_ERR_PCPU(ptr)	PTR_ERR((const void *)(__force const unsigned long)(ptr))
 #endif
 
 #endif /* GTP_KCOMPAT_H */

@@ -1191,7 +1191,7 @@ static void test_bound_facts_follow_definitions(void **state)
 	assert_int_equal(p1->bound.gen, gtp_tsv_gen());
 	assert_int_equal(p3->bound.gen, gtp_tsv_gen());
 	assert_true(tp1->at_return);
-	assert_true(gtp_prog_marks_kret_only(p1));
+	assert_true(gtp_prog_marks_only(p1));
 	assert_true(tp2->agg_only);
 	assert_false(tp2->at_return);
 	assert_true(gtp_prog_uses_builtin(p3, GTP_TSV_KSTACK));
@@ -1208,7 +1208,7 @@ static void test_bound_facts_follow_definitions(void **state)
 	assert_string_equal(ask("QTStart"), "OK");
 	assert_int_equal(p1->bound.gen, gtp_tsv_gen());
 	assert_false(tp1->at_return);
-	assert_false(gtp_prog_marks_kret_only(p1));
+	assert_false(gtp_prog_marks_only(p1));
 	assert_false(tp2->agg_only);
 	assert_false(gtp_prog_feeds_aggs_only(tp2->actions[0].prog));
 	assert_false(gtp_prog_uses_builtin(p3, GTP_TSV_KSTACK));

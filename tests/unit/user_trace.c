@@ -101,6 +101,14 @@ static u64 user_kret_ns(const struct gtp_tp *tp)
 	return tp->at_return ? user_kret_time : 0;
 }
 
+/* A watch's hit: the watched bytes before and after (the test sets them). */
+u64 user_watch_vals[2];
+
+static u64 user_watch(const struct gtp_tp *tp, bool prev)
+{
+	return tp->watch_len ? user_watch_vals[prev] : 0;
+}
+
 /*
  * User memory: a test says whether a hit is in its task's context
  * (user_task_ctx), and what "collect $ustack" finds there
@@ -196,6 +204,7 @@ static const struct gtp_host_ops user_host = {
 	.kret_ns		= user_kret_ns,
 	.user_ok		= user_user_ok,
 	.ustack			= user_ustack,
+	.watch			= user_watch,
 	.tripped		= user_tripped,
 	.perf_open		= user_perf_open,
 	.perf_close		= user_perf_close,
