@@ -39,6 +39,8 @@ registering its commands with register():
               whose name matches a regular expression
   percpu.py   gtp-percpu: a per-CPU variable's ($p_NAME) value on each
               CPU (gtpctl/pcpu.py)
+  watch.py    gtp-watch: a watch tracepoint, each access to a kernel
+              variable on a hardware breakpoint ($watch, $awatch)
 
 What a command needs and the others do not is loaded at its first use
 (lazy.py), so that sourcing gtp.py stays cheap: a session runs a few
@@ -54,10 +56,10 @@ except ImportError:
 if gdb is not None:
     from . import (collectable, connect, errsites, hist, kernsyms, kstack,
                    module, percpu, static, strcond, tracemany, ustack, vmlinux,
-                   where)
+                   watch, where)
 
     # strcond joins collectable's hook-tstart: it registers after it.
     for _m in (module, static, hist, vmlinux, kernsyms, connect, kstack,
                ustack, collectable, strcond, errsites, where, tracemany,
-               percpu):
+               percpu, watch):
         _m.register()
