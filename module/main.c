@@ -64,6 +64,7 @@ static const struct gtp_host_ops gtp_kernel_host = {
 	.user_ok		= gtp_attach_user_ok,
 	.ustack			= gtp_attach_ustack,
 	.watch			= gtp_attach_watch,
+	.watch_arm		= gtp_watch_arm,
 	.tripped		= gtp_trip_queue,
 	.perf_open		= gtp_perf_open,
 	.perf_close		= gtp_perf_close,

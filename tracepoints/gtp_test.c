@@ -80,7 +80,11 @@
  * task; "echo watch-cpu C N" does the same on CPU C, from a kworker
  * there (process context); "echo watch-irq C N" from an interrupt on CPU
  * C (an IPI; on the writer's own CPU just interrupts off); "echo
- * watch-read N" only reads it N times.
+ * watch-read N" only reads it N times.  "echo watch-obj N" allocates an
+ * object (gtp_test_obj_new()), waits 50 ms (a dynamic watch is armed a
+ * moment after the hit that asks), sets its field to 1 .. N
+ * (gtp_test_obj_set()) and its head once, calls gtp_test_obj_done() (where
+ * a watch lets go of it), waits again and frees it.
  *
  * Built with -g so that gdb resolves the arguments counter1/counter2 at
  * gtp_test_function (and the globals loop_counter1/loop_counter2, which
@@ -102,6 +106,8 @@
 #include <linux/kallsyms.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
 #include <asm/msr.h>
 
 #define CREATE_TRACE_POINTS
@@ -759,12 +765,52 @@ static long watch_adds_work(void *n)
 	return 0;
 }
 
-/* "watch N", "watch-cpu C N", "watch-irq C N", "watch-read N" */
+/* An object a dynamic watch follows from its allocation: its field. */
+struct gtp_test_obj {
+	u64 head;
+	u64 field;
+};
+
+static noinline struct gtp_test_obj *gtp_test_obj_new(void)
+{
+	return kzalloc(sizeof(struct gtp_test_obj), GFP_KERNEL);
+}
+
+static noinline void gtp_test_obj_set(struct gtp_test_obj *o, u64 v)
+{
+	WRITE_ONCE(o->field, v);
+}
+
+static noinline void gtp_test_obj_done(struct gtp_test_obj *o)
+{
+	WRITE_ONCE(o->head, 2);
+}
+
+static int watch_obj(unsigned long n)
+{
+	struct gtp_test_obj *o = gtp_test_obj_new();
+	unsigned long i;
+
+	if (!o)
+		return -ENOMEM;
+	msleep(50);
+	for (i = 1; i <= n; i++)
+		gtp_test_obj_set(o, i);
+	WRITE_ONCE(o->head, 1);
+	gtp_test_obj_done(o);
+	msleep(50);
+	kfree(o);
+	return 0;
+}
+
+/* "watch N", "watch-cpu C N", "watch-irq C N", "watch-read N", "watch-obj N" */
 static int watch_command(const char *cmd)
 {
 	unsigned long n;
 	unsigned int cpu;
 
+	if (sscanf(cmd, "watch-obj %lu", &n) == 1)
+		return watch_obj(n);
 	if (sscanf(cmd, "watch %lu", &n) == 1) {
 		watch_adds((void *)n);
 		return 0;

@@ -32,7 +32,7 @@ void gtp_host_register(const struct gtp_host_ops *ops)
 		     !ops->jit_direct ||
 		     !ops->jit_unpin || !ops->kstack || !ops->caller ||
 		     !ops->kret_ns || !ops->user_ok || !ops->ustack ||
-		     !ops->watch ||
+		     !ops->watch || !ops->watch_arm ||
 		     !ops->tripped ||
 		     !ops->perf_open || !ops->perf_close || !ops->perf_read ||
 		     !ops->sdata_fields);

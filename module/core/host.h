@@ -32,6 +32,13 @@
 struct gtp_tp;
 struct gtp_conn;
 
+/* What a watch's hit reads of its host ($watch_val, ...: tsv.c). */
+enum gtp_watch_what {
+	GTP_WATCH_VAL,		/* the watched bytes after the access */
+	GTP_WATCH_PREV,		/* ... before it */
+	GTP_WATCH_ADDR,		/* where they are */
+};
+
 /* The counters a trace state variable reads ($perf_cycles, ...: tsv.c). */
 enum gtp_perf_kind {
 	GTP_PERF_CYCLES,
@@ -100,10 +107,15 @@ enum gtp_perf_kind {
  *	program's text into *@text (for symbols of a position-independent
  *	program); returns how many addresses, 0 where not allowed.  No
  *	locks, no sleep.
- * @watch: probe context ("$watch_val", "$watch_prev"): at a hit of the
- *	watch @tp (watch.h), the watched bytes' value after the access, or
- *	with @prev before it (as the hit before on any CPU left it, or as
- *	they were when armed).  No locks, no sleep.
+ * @watch: probe context ("$watch_val", "$watch_prev", "$watch_addr"): at
+ *	a hit of the watch @tp (watch.h), the watched bytes' value after
+ *	the access, before it (as the hit before on any CPU left it, or as
+ *	they were when armed), or their address.  No locks, no sleep.
+ * @watch_arm: probe context ("$watch_arm_N = ADDR"): from now on, the
+ *	watch tracepoint @tpnum watches @addr (0: nothing), as soon as the
+ *	host can move its breakpoints (from process context, later).
+ *	-ENOENT: @tpnum is no watch of this run; -EINVAL: an address no
+ *	watch of its length may have.  No locks, no sleep, no wake-up.
  * @tripped: probe context: @tp tripped the CPU budget (tp->tripped is
  *	GTP_TRIP_PENDING, tp->enabled false).  The host unregisters its
  *	probe later, from process context, and sets GTP_TRIP_DISARMED, so
@@ -144,7 +156,8 @@ struct gtp_host_ops {
 	u64 (*kret_ns)(const struct gtp_tp *tp);
 	bool (*user_ok)(const struct gtp_tp *tp);
 	u32 (*ustack)(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max);
-	u64 (*watch)(const struct gtp_tp *tp, bool prev);
+	u64 (*watch)(const struct gtp_tp *tp, enum gtp_watch_what what);
+	int (*watch_arm)(u32 tpnum, u64 addr);
 	void (*tripped)(struct gtp_tp *tp);
 
 	int (*perf_open)(struct gtp_conn *gc, u32 kinds);

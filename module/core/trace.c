@@ -309,7 +309,7 @@ static const char *ax_error_name(u32 err)
 	case AX_ERR_BUDGET:	return "step budget exhausted";
 	case AX_ERR_TRACE:	return "frame full";
 	case AX_ERR_REG:	return "register unavailable";
-	case AX_ERR_TSV:	return "undefined trace state variable";
+	case AX_ERR_TSV:	return "trace state variable refused";
 	default:		return "internal error";
 	}
 }

@@ -71,6 +71,8 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_AWATCH]		= "awatch",
 	[GTP_TSV_WATCH_VAL]		= "watch_val",
 	[GTP_TSV_WATCH_PREV]		= "watch_prev",
+	[GTP_TSV_WATCH_ADDR]		= "watch_addr",
+	/* GTP_TSV_WATCH_ARM is a family of names: watch_arm_of() */
 };
 
 /* "$p_X" with some X: one value per CPU (a built-in never starts so). */
@@ -86,9 +88,28 @@ static enum gtp_builtin_tsv builtin_by_name(const char *name)
 	int i;
 
 	for (i = 1; i < GTP_TSV_NR_BUILTIN; i++)
-		if (!strcmp(name, builtin_names[i]))
+		if (builtin_names[i] && !strcmp(name, builtin_names[i]))
 			return i;
 	return GTP_TSV_USER;
+}
+
+/*
+ * "watch_arm_N", N a tracepoint number in decimal (no leading zero): N,
+ * else 0.
+ */
+static u32 watch_arm_of(const char *name)
+{
+	size_t n = strlen(GTP_TSV_WATCH_ARM_PREFIX);
+	u32 num = 0;
+
+	if (strncmp(name, GTP_TSV_WATCH_ARM_PREFIX, n) || name[n] == '0')
+		return 0;
+	for (name += n; *name >= '0' && *name <= '9'; name++) {
+		num = num * 10 + (*name - '0');
+		if (num > GTP_TP_NUM_MAX)
+			return 0;
+	}
+	return *name ? 0 : num;
 }
 
 /* Probe context, NMI included: compat.h's primitives are all safe there. */
@@ -175,7 +196,7 @@ static int tsv_value(const struct gtp_tsv *v, bool at_hit, s64 *val)
 		*val = at_hit ? READ_ONCE(v->pcpu[gtp_cpu_id()]) : pcpu_sum(v);
 	else if (gtp_tsv_perf_kind(v->builtin) >= 0)
 		return perf_value(v->builtin, val);
-	else if (v->builtin)
+	else if (v->builtin && v->builtin != GTP_TSV_WATCH_ARM)
 		*val = builtin_value(v->builtin);
 	else
 		*val = READ_ONCE(v->value);
@@ -237,11 +258,11 @@ int gtp_tsv_get_hit(u32 num, const struct ax_env *env, s64 *val)
 		*val = tp && tp->at_return ? (s64)gtp_host->kret_ns(tp) : 0;
 		return 0;
 	}
-	if (v->builtin == GTP_TSV_WATCH_VAL ||
-	    v->builtin == GTP_TSV_WATCH_PREV) {
+	if (v->builtin >= GTP_TSV_WATCH_VAL &&
+	    v->builtin <= GTP_TSV_WATCH_ADDR) {
 		*val = tp && tp->watch_len ?
-		       (s64)gtp_host->watch(tp, v->builtin ==
-					    GTP_TSV_WATCH_PREV) : 0;
+		       (s64)gtp_host->watch(tp, GTP_WATCH_VAL + v->builtin -
+						GTP_TSV_WATCH_VAL) : 0;
 		return 0;
 	}
 	return tsv_value(v, true, val);
@@ -381,6 +402,14 @@ int gtp_tsv_set(u32 num, s64 val, u32 tpnum)
 	}
 	if (GTP_SETS_BIT(v->builtin) & GTP_SETS_MARKS)
 		return 0;	/* a mark of the location, read at QTStart */
+	if (v->builtin == GTP_TSV_WATCH_ARM) {
+		int ret = gtp_host->watch_arm(v->arg, (u64)val);
+
+		/* read back, the last address asked: "if ptr == $watch_arm_1" */
+		if (!ret)
+			WRITE_ONCE(v->value, val);
+		return ret;
+	}
 	if (v->builtin)
 		return -EPERM;
 	if (v->pcpu) {
@@ -479,6 +508,9 @@ int gtp_tsv_define(u32 num, s64 initial, bool builtin_flag, const char *name)
 	v->builtin_flag = builtin_flag;
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	v->builtin = builtin_by_name(v->name);
+	v->arg = watch_arm_of(v->name);
+	if (v->arg)
+		v->builtin = GTP_TSV_WATCH_ARM;
 	/*
 	 * "tvariable $gtp_cpu_budget = 5": the knob is the initial value;
 	 * 0 (or no value) keeps the module parameter's, so that reading it

@@ -45,6 +45,10 @@ enum gtp_builtin_tsv {
 	GTP_TSV_AWATCH,		/* the same, for reads and writes */
 	GTP_TSV_WATCH_VAL,	/* at a watch hit: the bytes' value now */
 	GTP_TSV_WATCH_PREV,	/* ... and at the hit before (or the arm) */
+	GTP_TSV_WATCH_ADDR,	/* ... and the address watched */
+	GTP_TSV_WATCH_ARM,	/* "$watch_arm_N" set to an address: watch
+				 * N watches there from then on (0: none);
+				 * read, the last address set */
 	GTP_TSV_NR_BUILTIN,
 };
 
@@ -77,7 +81,11 @@ struct gtp_tsv {
 	struct gtp_agg *agg;	/* "$hist_X", "$count_X": setv adds here */
 	s64 *pcpu;		/* "$p_X": one value per CPU (gtp_nr_cpus()),
 				 * a hit's getv and setv this CPU's */
+	u32 arg;		/* "$watch_arm_N": N */
 };
+
+/* "$watch_arm_N": the watch tracepoint N a setv of it moves (watch.h) */
+#define GTP_TSV_WATCH_ARM_PREFIX	"watch_arm_"
 
 /* "$p_X": a variable of one value per CPU (tsv.c) */
 #define GTP_TSV_PCPU_PREFIX	"p_"

@@ -7,6 +7,11 @@
  * only in a program without jumps, where nothing else can reach the setv:
  * the host must know the length before any hit, to program the debug
  * register.
+ *
+ * A watch at address 0 watches nothing until a hit moves it: an action
+ * "teval $watch_arm_N = ADDR" at another location (a dynamic watch: an
+ * object's field from when it is allocated).  Each $watch_arm_N must
+ * name a watch, which QTStart checks.
  */
 #include "watch.h"
 #include "tracepoint.h"
@@ -80,7 +85,7 @@ static int mark_one(struct gtp_conn *gc, struct gtp_tp *tp)
 		return refuse(gc, tp, "a watch cannot also be a return probe ($kret)");
 	if (tp->is_static)
 		return refuse(gc, tp, "a static tracepoint cannot be a watch");
-	if (gtp_user_addr(tp->addr))
+	if (gtp_user_addr(tp->addr) && tp->addr)	/* 0: moved by hits */
 		return refuse(gc, tp, "a watch takes a kernel address");
 	/* the debug registers compare whole aligned words */
 	if (tp->addr & (len - 1))
@@ -90,15 +95,57 @@ static int mark_one(struct gtp_conn *gc, struct gtp_tp *tp)
 	return 0;
 }
 
+static bool is_watch(u32 num)
+{
+	const struct gtp_tp *tp;
+
+	for (tp = gtp_tps; tp; tp = tp->next)
+		if (tp->num == num && tp->watch_len)
+			return true;
+	return false;
+}
+
+/* Each $watch_arm_N that @prog of @tp sets names a watch: 0, or said. */
+static int check_arms(struct gtp_conn *gc, const struct gtp_tp *tp,
+		      const struct ax_prog *prog)
+{
+	const struct gtp_tsv *v;
+	u32 i;
+
+	if (!prog || !gtp_prog_sets_builtin(prog, GTP_TSV_WATCH_ARM))
+		return 0;
+	for (i = 0; i < prog->ninsns; i++) {
+		if (prog->insns[i].op != AX_SETV)
+			continue;
+		v = gtp_tsv_find(prog->insns[i].imm);
+		if (!v || v->builtin != GTP_TSV_WATCH_ARM || is_watch(v->arg))
+			continue;
+		gtp_console(gc, "gtp: tracepoint %u at 0x%llx: sets $%s, but tracepoint %u is no watch ($watch or $awatch in its actions)\n",
+			    tp->num, (unsigned long long)tp->addr, v->name,
+			    v->arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int gtp_tps_mark_watches(struct gtp_conn *gc)
 {
 	struct gtp_tp *tp;
+	u32 a;
 	int ret;
 
 	for (tp = gtp_tps; tp; tp = tp->next) {
 		tp->watch_len = 0;
 		tp->watch_reads = false;
 		ret = mark_one(gc, tp);
+		if (ret)
+			return ret;
+	}
+	for (tp = gtp_tps; tp; tp = tp->next) {
+		ret = check_arms(gc, tp, tp->cond);
+		for (a = 0; !ret && a < tp->nactions; a++)
+			if (tp->actions[a].type == GTP_ACT_EXPR)
+				ret = check_arms(gc, tp, tp->actions[a].prog);
 		if (ret)
 			return ret;
 	}

@@ -22,7 +22,8 @@
  * length that is not 1, 2, 4 or 8 or not a constant, both marks, a
  * return probe or a static tracepoint that is also a watch, an address
  * not aligned to its length or not in the kernel's half) fails QTStart:
- * -EINVAL, and gdb's console says which location and why.
+ * -EINVAL, and gdb's console says which location and why; so does a
+ * "$watch_arm_N" whose N is no watch.
  */
 int gtp_tps_mark_watches(struct gtp_conn *gc);
 

@@ -387,14 +387,14 @@ bool gtp_attach_user_ok(const struct gtp_tp *tp)
 }
 NOKPROBE_SYMBOL(gtp_attach_user_ok);
 
-/* "$watch_val", "$watch_prev" (the host's ->watch): a watch's backend's. */
-u64 gtp_attach_watch(const struct gtp_tp *tp, bool prev)
+/* "$watch_val", ... (the host's ->watch): a watch's backend's. */
+u64 gtp_attach_watch(const struct gtp_tp *tp, enum gtp_watch_what what)
 {
 	const struct gtp_attachment *a = READ_ONCE(tp->probe);
 
 	if (!a || !a->be->watch)
 		return 0;
-	return a->be->watch(a, prev);
+	return a->be->watch(a, what);
 }
 NOKPROBE_SYMBOL(gtp_attach_watch);
 

@@ -78,8 +78,8 @@ enum gtp_backend_rank {
  * @kret_ns: probe context, "$kret_ns"; NULL: 0.
  * @by_int3: probe context: was this hit carried by an int3, which the
  *	kernel enters as an NMI (umem.c)?  NULL: never.
- * @watch: probe context, "$watch_val" (or with @prev "$watch_prev") of
- *	this CPU's hit of a watch; NULL: 0.
+ * @watch: probe context, "$watch_val", "$watch_prev" or "$watch_addr"
+ *	(host.h enum gtp_watch_what) of this CPU's hit of a watch; NULL: 0.
  * @module: the module whose tracepoint the location is on, which the
  *	backend pins itself (attach.c pins the code of the others); NULL:
  *	none.
@@ -99,7 +99,7 @@ struct gtp_backend {
 				       struct pt_regs *regs);
 	u64 (*kret_ns)(const struct gtp_attachment *a);
 	bool (*by_int3)(const struct gtp_attachment *a);
-	u64 (*watch)(const struct gtp_attachment *a, bool prev);
+	u64 (*watch)(const struct gtp_attachment *a, int what);
 	struct module *(*module)(const struct gtp_attachment *a);
 };
 

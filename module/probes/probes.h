@@ -14,6 +14,8 @@
 
 #include <linux/types.h>
 
+#include "host.h"	/* enum gtp_watch_what */
+
 struct gtp_conn;
 struct gtp_tp;
 struct module;
@@ -35,12 +37,13 @@ u32 gtp_attach_kstack(const struct gtp_tp *tp, struct pt_regs *regs,
 		      u64 *buf, u32 max);
 bool gtp_attach_user_ok(const struct gtp_tp *tp);
 u32 gtp_attach_ustack(const struct gtp_tp *tp, u64 *text, u64 *buf, u32 max);
-u64 gtp_attach_watch(const struct gtp_tp *tp, bool prev);
+u64 gtp_attach_watch(const struct gtp_tp *tp, enum gtp_watch_what what);
 void gtp_attach_retire_tripped(void);
 
 /* The backends: each registers with attach.c at init (main.c's order). */
-int gtp_watch_init(void);		/* watch.c */
+int gtp_watch_init(void);		/* watch.c, and the host's ->watch_arm */
 void gtp_watch_exit(void);
+int gtp_watch_arm(u32 tpnum, u64 addr);
 int gtp_static_backend_init(void);	/* static_arm.c */
 void gtp_static_backend_exit(void);
 int gtp_fprobe_init(void);		/* ftrace_probe.c: direct, ftrace */

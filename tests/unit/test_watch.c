@@ -29,6 +29,11 @@
 #define DEF_VAL		"QTDV:7:0000000000000000:0:77617463685f76616c"
 #define DEF_PREV	"QTDV:8:0000000000000000:0:77617463685f70726576"
 #define DEF_KRET	"QTDV:9:0000000000000000:0:6b726574"
+/* $watch_arm_1, $watch_arm_3, $watch_addr, $watch_arm_01 as 10 to 13 */
+#define DEF_ARM1	"QTDV:a:0000000000000000:0:77617463685f61726d5f31"
+#define DEF_ARM3	"QTDV:b:0000000000000000:0:77617463685f61726d5f33"
+#define DEF_ADDR	"QTDV:c:0000000000000000:0:77617463685f61646472"
+#define DEF_ARM01	"QTDV:d:0000000000000000:0:77617463685f61726d5f3031"
 
 /* "teval $VAR = N": const8 N; setv VAR; pop; end */
 #define SET(var, n)	"X7,22" n "2d000" var "2927"
@@ -54,6 +59,10 @@ static void define_vars(void)
 	assert_string_equal(ask(DEF_VAL), "OK");
 	assert_string_equal(ask(DEF_PREV), "OK");
 	assert_string_equal(ask(DEF_KRET), "OK");
+	assert_string_equal(ask(DEF_ARM1), "OK");
+	assert_string_equal(ask(DEF_ARM3), "OK");
+	assert_string_equal(ask(DEF_ADDR), "OK");
+	assert_string_equal(ask(DEF_ARM01), "OK");
 }
 
 static int setup(void **state)
@@ -143,6 +152,43 @@ static void test_watch_frame_pc(void **state)
 	assert_memory_equal(g + 16 * 16, "67452381ffffffff", 16);
 }
 
+/*
+ * A dynamic watch: tracepoint 1 at address 0 watches nothing until
+ * tracepoint 2's action "teval $watch_arm_1 = ADDR" moves it, through the
+ * host's ->watch_arm; $watch_addr is where the host watched.
+ */
+static void test_watch_dynamic(void **state)
+{
+	struct ax_env env = { 0 };
+	s64 val;
+
+	assert_int_equal(gtp_tsv_find(10)->builtin, GTP_TSV_WATCH_ARM);
+	assert_int_equal(gtp_tsv_find(10)->arg, 1);
+	assert_int_equal(gtp_tsv_find(11)->arg, 3);
+	assert_int_equal(gtp_tsv_find(12)->builtin, GTP_TSV_WATCH_ADDR);
+	assert_int_equal(gtp_tsv_find(13)->builtin, GTP_TSV_USER);
+	assert_string_equal(ask("QTDP:1:0:E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-1:0:" SET("5", "04")), "OK");
+	/* teval $watch_arm_1 = 0xffff888000001000 */
+	assert_string_equal(ask("QTDP:2:" CODE_S ":E:0:0"), "OK");
+	assert_string_equal(ask("QTDP:-2:" CODE_S
+				":Xe,25ffff8880000010002d000a2927"), "OK");
+	assert_string_equal(ask("QTStart"), "OK");
+	assert_int_equal(gtp_tp_find(1, 0)->watch_len, 4);
+	assert_int_equal(gtp_tsv_set(10, (s64)0xffff888000001000ull, 2), 0);
+	assert_true(user_watch_armed[0] == 1);
+	assert_true(user_watch_armed[1] == 0xffff888000001000ull);
+	/* read back: the last address asked */
+	assert_int_equal(gtp_tsv_get_hit(10, &env, &val), 0);
+	assert_true((u64)val == 0xffff888000001000ull);
+	user_watch_vals[GTP_WATCH_ADDR] = 0xffff888000001000ull;
+	env.tp = gtp_tp_find(1, 0);
+	assert_int_equal(gtp_tsv_get_hit(12, &env, &val), 0);
+	assert_true((u64)val == 0xffff888000001000ull);
+	memset(user_watch_vals, 0, sizeof(user_watch_vals));
+	memset(user_watch_armed, 0, sizeof(user_watch_armed));
+}
+
 /* QTStart with tracepoint 1 at @addr and actions @acts fails, saying @why. */
 static void refused(const char *addr, const char *acts, const char *why)
 {
@@ -171,6 +217,9 @@ static void test_watch_refused(void **state)
 	refused("ffffffffc0004072", WATCH4, "aligned to its length");
 	refused("00007f0000001000", WATCH4, "kernel address");
 	refused(ADDR_S, WATCH4 SET("9", "00"), "return probe");
+	/* tracepoint 1 moves watch 3, which there is none of */
+	refused(ADDR_S, WATCH4 SET("b", "00"),
+		"sets $watch_arm_3, but tracepoint 3 is no watch");
 	/* a watch refused leaves nothing armed: a plain run starts */
 	assert_string_equal(ask("QTinit"), "OK");
 	assert_string_equal(ask("QTDP:1:" CODE_S ":E:0:0"), "OK");
@@ -183,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_watch_marked),
 		T(test_watch_frame_pc),
+		T(test_watch_dynamic),
 		T(test_watch_refused),
 	};
 

@@ -53,8 +53,12 @@ extern u64 user_ustack_text;
 /* entry values (entryval.h): DWARF register N held user_entry_regs[N] on
  * entry; user_entry_ok false: none recorded */
 extern u64 user_entry_regs[16];
-/* $watch_val and $watch_prev at a watch's hit: [0] after, [1] before */
-extern u64 user_watch_vals[2];
+/*
+ * $watch_val, $watch_prev, $watch_addr at a watch's hit (enum
+ * gtp_watch_what order); the last $watch_arm_N = ADDR as (N, ADDR)
+ */
+extern u64 user_watch_vals[3];
+extern u64 user_watch_armed[2];
 /* $kret_ns at a return probe's hit (user_trace.c) */
 extern u64 user_kret_time;
 extern bool user_entry_ok;

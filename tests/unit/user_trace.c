@@ -101,12 +101,23 @@ static u64 user_kret_ns(const struct gtp_tp *tp)
 	return tp->at_return ? user_kret_time : 0;
 }
 
-/* A watch's hit: the watched bytes before and after (the test sets them). */
-u64 user_watch_vals[2];
+/*
+ * A watch's hit: the watched bytes after and before, their address (the
+ * test sets them); and the last "$watch_arm_N = ADDR" (N, ADDR).
+ */
+u64 user_watch_vals[3];
+u64 user_watch_armed[2];
 
-static u64 user_watch(const struct gtp_tp *tp, bool prev)
+static u64 user_watch(const struct gtp_tp *tp, enum gtp_watch_what what)
 {
-	return tp->watch_len ? user_watch_vals[prev] : 0;
+	return tp->watch_len ? user_watch_vals[what] : 0;
+}
+
+static int user_watch_arm(u32 tpnum, u64 addr)
+{
+	user_watch_armed[0] = tpnum;
+	user_watch_armed[1] = addr;
+	return 0;
 }
 
 /*
@@ -205,6 +216,7 @@ static const struct gtp_host_ops user_host = {
 	.user_ok		= user_user_ok,
 	.ustack			= user_ustack,
 	.watch			= user_watch,
+	.watch_arm		= user_watch_arm,
 	.tripped		= user_tripped,
 	.perf_open		= user_perf_open,
 	.perf_close		= user_perf_close,
