@@ -35,7 +35,7 @@ RSUB_BLOCK = 0x72                   # 'r'
 # ax_error_name() (module/core/trace.c) words it at tstop.
 AX_ERRORS = ("none", "unreadable memory", "division by zero",
              "step budget exhausted", "frame full", "register unavailable",
-             "undefined trace state variable", "internal error")
+             "trace state variable refused", "internal error")
 
 
 # The built-in trace state variables (builtin_names[], module/core/tsv.c),

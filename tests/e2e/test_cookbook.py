@@ -305,6 +305,30 @@ def test_slow_calls_timed_with_clock():
 
 
 @leaves_target_clean
+def test_who_changes_a_field_of_one_object():
+    """A dynamic watch on the state byte of the socket the actor creates,
+    from sk_alloc to sk_destruct: listen() then close(), 7 -> 10 -> 7, at
+    one address; another task's socket is not watched.  The actor waits a
+    moment after socket(): the watch moves after the hit that points it."""
+    with Actors() as a:
+        code = """import socket
+s = socket.socket()
+time.sleep(0.5)
+s.bind(("0.0.0.0", 0))
+s.listen()
+s.close()
+time.sleep(0.5)
+"""
+        pid = a.start("gtp-sock", code)
+        a.start("gtp-other", code)
+        out = session("Who changes a field of one object", {"PID": pid}, a.shell(2))
+    got = re.findall(r"^state (\d+) -> (\d+) at (\w+)", out, re.M)
+    assert [(int(p), int(v)) for p, v, _ in got] == [(7, 10), (10, 7)], out
+    # the writers are the kernel's, never gtp's
+    assert all(not f.startswith("gtp") for _, _, f in got), out
+
+
+@leaves_target_clean
 def test_start_recording_when_something_happens():
     """vfs_write disabled, vfs_unlink enabling it (not do_unlinkat, which
     7.x no longer has): a task's writes from its unlink on, not before;

@@ -11,11 +11,19 @@ each access is a hit at the code that made it.
   first the value at tstart), on the CPU that wrote, the irq ones one
   hard-interrupt level deeper.  JIT and interpreter (the condition
   $watch_val != 0 is compiled or not).
+- A dynamic watch (gtp-watch -d 8) that a return probe on
+  gtp_test_obj_new() points at the new object's field ($watch_arm_1 =
+  $kret + 8) and a tracepoint on gtp_test_obj_done() parks again: the
+  field's three writes in gtp_test_obj_set(), at that address, and none
+  of the object's head nor of gtp_test_watched; `attached` says parked.
+  Pointed at an unaligned address it stays parked, and the pointing
+  tracepoint counts an evaluation error.
 - The same variable written by hand, as stock gdb defines it ("trace
   *&VAR" and "teval $awatch = 8"), for reads: a read is a hit whose value
   did not change.
 - Unloading gtp while a watch it left armed (disconnected tracing) fires
-  on both CPUs: the breakpoints go with it.
+  on both CPUs and a dynamic one is moved from object to object: the
+  breakpoints and the moves go with it.
 - Refusals: a fifth watch when the CPU has four debug registers (nothing
   stays armed, and a run with one starts after it), the kernel refusing
   an address (its entry area), gtp's own data, an address not aligned to
@@ -127,6 +135,59 @@ def refused(body, why):
     assert sh("cat /sys/module/gtptrace/parameters/attached").strip() == "", out
 
 
+DYNAMIC = """gtp-watch -d 8
+tvariable $kret
+trace gtp_test_obj_new
+actions
+teval $kret = 0
+teval $watch_arm_1 = $kret + %d
+collect $kret
+end
+trace gtp_test_obj_done
+actions
+teval $watch_arm_1 = 0
+end
+tstart
+shell echo watch-obj 3 > /proc/gtp_test
+shell echo watch 2 > /proc/gtp_test
+shell cat /sys/module/gtptrace/parameters/attached
+tstop
+tstatus
+tfind tracepoint 2
+printf "obj 0x%%lx\\n", $kret
+tfind tracepoint 1
+while $trace_frame != -1
+printf "d %%lu %%lu 0x%%lx\\n", $watch_prev, $watch_val, $watch_addr
+info symbol $pc
+tfind tracepoint 1
+end
+"""
+
+
+@leaves_target_clean
+def test_dynamic_watch_follows_an_object():
+    reset_target()
+    out = gdb_script(GDB_HEAD + DYNAMIC % 8, timeout=300)
+    expect_not(out, SCRIPT_BUGS + r"|Error|evaluation error")
+    expect(out, r"^Watch tracepoint 1: writes of 8 bytes wherever \$watch_arm_1 points")
+    expect(out, r"^1 0x0 watch parked$")
+    obj = int(expect(out, r"^obj 0x([0-9a-f]+)$").group(1), 16)
+    got = [(int(p), int(v), int(a, 16))
+           for p, v, a in re.findall(r"^d (\d+) (\d+) 0x([0-9a-f]+)$", out, re.M)]
+    assert got == [(0, 1, obj + 8), (1, 2, obj + 8), (2, 3, obj + 8)], out
+    where = re.findall(r"^(\w+) \+ \d+ in section \.text", out, re.M)
+    assert where == ["gtp_test_obj_set"] * 3, out
+    # the pointing tracepoints' frames and the watch's
+    expect(out, r"^Collected 5 trace frames\.$")
+    # an unaligned address: refused in the pointing hit, nothing watched
+    reset_target()
+    out = gdb_script(GDB_HEAD + DYNAMIC % 9, timeout=300)
+    expect(out, r"^1 0x0 watch parked$")
+    expect(out, r"gtp: tracepoint 2 at 0x[0-9a-f]+: 1 evaluation error\(s\), last: "
+           r"trace state variable refused")
+    assert not re.findall(r"^d ", out, re.M), out
+
+
 MARKED = """tvariable $watch
 trace *%s
 actions
@@ -142,6 +203,10 @@ def test_refusals():
     # the kernel's entry area, the CPUs' exception stacks
     refused(MARKED % ("0xfffffe0000001000", 8), r"does not let a hardware breakpoint watch")
     refused(MARKED % ("((char *)&gtp_test_watched + 4)", 8), r"aligned to its length")
+    # a pointer at a tracepoint that is no watch
+    refused("tvariable $watch_arm_5\ntrace gtp_test_function\nactions\n"
+            "teval $watch_arm_5 = 0\nend\n",
+            r"sets \$watch_arm_5, but tracepoint 5 is no watch")
     # gtp's own data: its probe path writes it
     refused(MARKED % ("0x%x" % ksym("gtp_tps", "gtptrace"), 8), r"inside gtp itself")
     # after all that, one watch runs
@@ -161,6 +226,13 @@ def test_unload_gtp_while_watching():
     reset_target()
     out = gdb_script(GDB_HEAD + """set disconnected-tracing on
 gtp-watch gtp_test_watched
+gtp-watch -d 8
+tvariable $kret
+trace gtp_test_obj_new
+actions
+teval $kret = 0
+teval $watch_arm_2 = $kret + 8
+end
 tstart
 shell cat /sys/module/gtptrace/parameters/attached
 detach
@@ -168,9 +240,11 @@ detach
     expect_not(out, SCRIPT_BUGS + r"|Error")
     expect(out, r"^1 0x[0-9a-f]+ watch$")
     try:
-        # writers on both CPUs, from tasks and interrupts, while gtp goes
+        # writers on both CPUs, from tasks and interrupts, and a dynamic
+        # watch moved to object after object, while gtp goes
         sh("(for i in $(seq 40); do echo watch 200 > /proc/gtp_test; done) & "
            "(for i in $(seq 40); do echo watch-irq 1 200 > /proc/gtp_test; done) & "
+           "(for i in $(seq 20); do echo watch-obj 50 > /proc/gtp_test; done) & "
            "sleep 0.5; rmmod gtptrace; wait")
         sh("echo watch 1 > /proc/gtp_test")
     finally:
