@@ -281,6 +281,12 @@ def set_tsv(n, value):
     return bytes([CONST8, value, SETV]) + struct.pack(">H", n) + bytes([POP, END])
 
 
+def set_tsv64(n, value):
+    """gdb's 'teval $v = value' of a 64-bit value (an address)."""
+    return bytes([CONST64]) + struct.pack(">Q", value) + bytes([SETV]) + \
+        struct.pack(">H", n) + bytes([POP, END])
+
+
 def kret_mark(n):
     """gdb's 'teval $kret = 0' with $kret numbered n."""
     return set_tsv(n, 0)

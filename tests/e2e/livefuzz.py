@@ -5,7 +5,13 @@ One seeded random generator (random.Random(seed)) decides every step, so
 a seed replays the same packet sequence (the kernel's answers to it, hits
 and frame counts vary with timing).  A step is one of:
 
-  define    a tracepoint on a real kernel location -- a function's entry
+  define    a tracepoint on a real kernel location -- a watch of kernel
+            data (its actions set $watch or $awatch to its length: a
+            hardware breakpoint; a few with a length or an address no
+            debug register takes, which QTStart must refuse) or a dynamic
+            one at address 0 that other tracepoints' actions point
+            ($watch_arm_N, at watchable, unaligned or user addresses), a
+            function's entry
             (ftrace, or a kprobe where ftrace cannot), an instruction
             boundary inside a function (kprobe; boundaries read with gdb's
             disassembler through /proc/gtp), a function's return ($kret
@@ -61,11 +67,18 @@ READABLE = ["jiffies", "linux_banner", "init_task", "counter1", "counter2",
 UNREADABLE = [0, 8, 0xffffffffffff0000, 0x4000000000000000, 0xffff800000000000]
 BUILTINS = ["cpu_id", "current_task", "current_task_pid", "clock", "rdtsc",
             "hardirq_count", "softirq_count", "kstack", "kret", "gtp_stop"]
+# Watches (module/probes/watch.c): the marks, and the values a hit reads.
+WATCH_BUILTINS = ["watch", "awatch", "watch_val", "watch_prev", "watch_addr"]
+# Data a watch takes: written now and then (a tick, each test call) or
+# never; awatch only where reads are rare (not jiffies: every tick reads
+# it on every CPU).
+WATCHED = [("jiffies", False), ("gtp_test_calls", True), ("linux_banner", True)]
 
 # Reasons QTStart may give for refusing a random set of definitions.
 START_REFUSALS = re.compile(
     r"must be at a function's entry|has no return|trace-buffer-size|"
-    r"\(error -\d+\)|inside gtp itself|not a static tracepoint|marker")
+    r"\(error -\d+\)|inside gtp itself|not a static tracepoint|marker|"
+    r"\$watch|a watch|is no watch")
 
 
 class Failure(AssertionError):
@@ -127,6 +140,8 @@ class Fuzzer:
             a = _ksym_opt(n)
             if a:
                 self.readable.append((a, 16))
+        self.watchable = [(a, reads) for a, reads in
+                          ((_ksym_opt(n), r) for n, r in WATCHED) if a]
 
     # ---- bookkeeping ----------------------------------------------------
     def count(self, what, n=1):
@@ -201,6 +216,7 @@ class Fuzzer:
     # ---- the session model ---------------------------------------------
     def reset_model(self):
         self.defs = {}              # num -> (addr, kind, start_refusal)
+        self.arms = []              # the N of each $watch_arm_N set
         self.next_num = 1
         self.tsvs = {}              # num -> name (built-in) or None (user)
         self.busy = False
@@ -221,7 +237,9 @@ class Fuzzer:
         if self.rng.randrange(3):
             # return probes and stacks are what the kernel side does most
             # differently: their variables come often
-            name = self.rng.choice(BUILTINS + ["kret", "kret", "kstack", "ustack"])
+            # watches too, as often as any kind: they are the newest
+            name = self.rng.choice(WATCH_BUILTINS if self.rng.randrange(3) == 0 else
+                                   BUILTINS + ["kret", "kret", "kstack", "ustack"])
             if name == "gtp_stop" and self.rng.randrange(3):
                 name = "clock"
             if name in self.tsvs.values():
@@ -232,8 +250,27 @@ class Fuzzer:
         self.tsvs[num] = name
         self.count("tsv")
 
+    def define_tsv(self, name):
+        """Define the built-in name (not defined yet); its number."""
+        num = max(self.tsvs, default=0) + 1
+        self.expect_ok("QTDV:%x:0:0:%s" % (num, name.encode().hex()), "QTDV")
+        self.tsvs[num] = name
+        self.count("tsv")
+        return num
+
     def location(self):
         """(addr, kind, static flag)"""
+        # three watches at most: a fourth debug register may be the
+        # kernel's, and a fifth is refused every QTStart until QTinit
+        if self.watchable and self.rng.randrange(5) == 0 and \
+                sum(d[1] == "watch" for d in self.defs.values()) < 3:
+            marks = [n for n, b in self.tsvs.items() if b in ("watch", "awatch")]
+            self.mark = self.rng.choice(marks) if marks else \
+                self.define_tsv(self.rng.choice(("watch", "awatch")))
+            reads = self.tsvs[self.mark] == "awatch"
+            where = [a for a, r in self.watchable if r or not reads]
+            return (self.rng.choice(where) if where and self.rng.randrange(3) else 0), \
+                "watch", False
         r = self.rng.randrange(10)
         if r < 4:
             return self.rng.choice(self.entries)[1], "entry", False
@@ -280,6 +317,22 @@ class Fuzzer:
         chunks = []
         for _ in range(1 + rng.randrange(3)):
             chunks.append("".join(self.action(ctx, kind) for _ in range(1 + rng.randrange(4))))
+        bad_watch = False
+        if kind == "watch":
+            chunks.append(self.watch_mark(addr))
+            bad_watch = self.bad_watch
+        watches = [w for w, d in self.defs.items() if d[1] == "watch"]
+        if kind != "watch" and watches and rng.randrange(3) == 0:
+            # a pointer at a watch (rarely at a number that is none)
+            target = rng.choice(watches) if rng.randrange(8) else self.next_num + 50
+            name = "watch_arm_%d" % target
+            n = next((k for k, b in self.tsvs.items() if b == name), None) or \
+                self.define_tsv(name)
+            where = rng.choice([a for a, _ in self.watchable] + [0, 8, 0xffff888000000001])
+            code = axgen.set_tsv64(n, where)
+            chunks.append("X%x,%s" % (len(code), code.hex()))
+            self.arms.append(target)
+            self.count("watch.arm")
         kret = [n for n, b in self.tsvs.items() if b == "kret"]
         ret = False
         # a return probe: at a function's entry (a few elsewhere, which
@@ -297,9 +350,21 @@ class Fuzzer:
         for i, c in enumerate(chunks):
             more = "-" if i + 1 < len(chunks) else ""
             self.expect_ok("QTDP:-%x:%x:%s%s" % (num, addr, c, more), "a well-formed action packet")
-        bad_at_start = ret and kind != "entry"
+        bad_at_start = (ret and kind != "entry") or bad_watch
         self.defs[num] = (addr, kind + ("/ret" if ret else ""), bad_at_start)
-        self.count("define." + kind + ("/ret" if ret else ""))
+        self.count("define." + kind + ("0" if kind == "watch" and not addr else "") +
+                   ("/ret" if ret else ""))
+
+    def watch_mark(self, addr):
+        """The action that makes a location at addr a watch: mostly of a
+        length a debug register takes, aligned; sometimes one QTStart
+        must refuse (self.bad_watch)."""
+        rng = self.rng
+        fits = [n for n in (8, 8, 4, 2, 1) if addr % n == 0]
+        length = rng.choice(fits) if rng.randrange(16) else rng.choice((3, 16, 8))
+        self.bad_watch = length not in (1, 2, 4, 8) or (addr % length) != 0
+        code = axgen.set_tsv(self.mark, length)
+        return "X%x,%s" % (len(code), code.hex())
 
     def refusal(self):
         """(packet, reason) of a definition gtp must refuse."""
@@ -362,9 +427,12 @@ class Fuzzer:
     def step_start(self):
         r, console = self.send("QTStart")
         bad = any(d[2] for d in self.defs.values())
+        # a pointer at a number that is no watch
+        bad |= any(self.defs.get(t, (0, ""))[1] != "watch" for t in self.arms)
         if r == "OK":
             if bad:
-                self.fail("QTStart accepted a return probe off a function's entry")
+                self.fail("QTStart accepted a return probe off a function's entry, "
+                          "a watch no debug register takes, or a pointer at no watch")
             self.busy = True
             self.count("start.ok")
             for line in self.attached():

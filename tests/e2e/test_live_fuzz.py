@@ -75,6 +75,9 @@ def test_live_fuzz():
         assert fz.stats.get(k, 0) > 0, (k, fz.stats, seed)
     if STEPS >= 100:
         assert fz.stats.get("frames", 0) > 0, (fz.stats, seed)
+        # watches, at an address and pointed by hits
+        assert fz.stats.get("define.watch", 0) + fz.stats.get("define.watch0", 0) > 0, \
+            (fz.stats, seed)
         assert fz.stats.get("start.ok", 0) >= fz.stats.get("start.refused", 0), \
             (fz.stats, seed)
     # QTinit gave back everything the session allocated
