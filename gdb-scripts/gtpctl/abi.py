@@ -43,14 +43,25 @@ AX_ERRORS = ("none", "unreadable memory", "division by zero",
 # at the hit, not stored.  gtp_cpu_budget and gtp_budget_stop are knobs
 # (their initial value sets the session's CPU budget), the rest plain
 # values or marks.
+# "watch_arm_N" (N a tracepoint number) is a family: builtin_tsv() knows it.
+WATCH_ARM_PREFIX = "watch_arm_"
 BUILTIN_TSVS = ("cpu_id", "current_task", "current_task_pid", "clock",
                 "rdtsc", "hardirq_count", "softirq_count", "gtp_stop",
                 "kret", "kstack", "gtp_cpu_budget", "gtp_budget_stop",
                 "cgroup_id", "ns_pid", "ns_tgid", "caller", "kret_ns",
                 "gtp_enable", "gtp_disable", "perf_cycles", "perf_instructions",
                 "perf_cache_misses", "perf_page_faults", "perf_cpu_clock",
-                "ustack")
+                "ustack", "watch", "awatch", "watch_val", "watch_prev",
+                "watch_addr", WATCH_ARM_PREFIX)
 BUILTIN_KNOBS = ("gtp_cpu_budget", "gtp_budget_stop")
+
+
+def builtin_tsv(name: str) -> bool:
+    """Is $name one of gtp's built-in variables?"""
+    if name.startswith(WATCH_ARM_PREFIX):
+        n = name[len(WATCH_ARM_PREFIX):]
+        return n.isdigit() and not n.startswith("0") and int(n) <= 0x7fff
+    return name in BUILTIN_TSVS
 
 
 def ax_error_name(err: int) -> str:

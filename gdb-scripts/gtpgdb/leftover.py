@@ -121,7 +121,7 @@ def builtins_to_declare(found: Found) -> List[str]:
     budget."""
     have = set(found.tsvs) | set(gdb_tvariables())
     return [n for n in found.names_used()
-            if n in abi.BUILTIN_TSVS and n not in abi.BUILTIN_KNOBS and n not in have]
+            if abi.builtin_tsv(n) and n not in abi.BUILTIN_KNOBS and n not in have]
 
 
 def declare(name: str) -> None:

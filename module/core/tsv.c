@@ -72,7 +72,8 @@ static const char *const builtin_names[GTP_TSV_NR_BUILTIN] = {
 	[GTP_TSV_WATCH_VAL]		= "watch_val",
 	[GTP_TSV_WATCH_PREV]		= "watch_prev",
 	[GTP_TSV_WATCH_ADDR]		= "watch_addr",
-	/* GTP_TSV_WATCH_ARM is a family of names: watch_arm_of() */
+	/* a family, "watch_arm_N": watch_arm_of(), not builtin_by_name() */
+	[GTP_TSV_WATCH_ARM]		= "watch_arm_",
 };
 
 /* "$p_X" with some X: one value per CPU (a built-in never starts so). */
@@ -88,7 +89,7 @@ static enum gtp_builtin_tsv builtin_by_name(const char *name)
 	int i;
 
 	for (i = 1; i < GTP_TSV_NR_BUILTIN; i++)
-		if (builtin_names[i] && !strcmp(name, builtin_names[i]))
+		if (i != GTP_TSV_WATCH_ARM && !strcmp(name, builtin_names[i]))
 			return i;
 	return GTP_TSV_USER;
 }
@@ -99,10 +100,11 @@ static enum gtp_builtin_tsv builtin_by_name(const char *name)
  */
 static u32 watch_arm_of(const char *name)
 {
-	size_t n = strlen(GTP_TSV_WATCH_ARM_PREFIX);
+	const char *prefix = builtin_names[GTP_TSV_WATCH_ARM];
+	size_t n = strlen(prefix);
 	u32 num = 0;
 
-	if (strncmp(name, GTP_TSV_WATCH_ARM_PREFIX, n) || name[n] == '0')
+	if (strncmp(name, prefix, n) || name[n] == '0')
 		return 0;
 	for (name += n; *name >= '0' && *name <= '9'; name++) {
 		num = num * 10 + (*name - '0');

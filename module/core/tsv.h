@@ -81,11 +81,8 @@ struct gtp_tsv {
 	struct gtp_agg *agg;	/* "$hist_X", "$count_X": setv adds here */
 	s64 *pcpu;		/* "$p_X": one value per CPU (gtp_nr_cpus()),
 				 * a hit's getv and setv this CPU's */
-	u32 arg;		/* "$watch_arm_N": N */
+	u32 arg;		/* "$watch_arm_N": N, the watch a setv moves */
 };
-
-/* "$watch_arm_N": the watch tracepoint N a setv of it moves (watch.h) */
-#define GTP_TSV_WATCH_ARM_PREFIX	"watch_arm_"
 
 /* "$p_X": a variable of one value per CPU (tsv.c) */
 #define GTP_TSV_PCPU_PREFIX	"p_"
