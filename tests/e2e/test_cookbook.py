@@ -323,7 +323,14 @@ time.sleep(0.5)
         a.start("gtp-other", code)
         out = session("Who changes a field of one object", {"PID": pid}, a.shell(2))
     got = re.findall(r"^state (\d+) -> (\d+) at (\w+)", out, re.M)
-    assert [(int(p), int(v)) for p, v, _ in got] == [(7, 10), (10, 7)], out
+    # the changes: sock_init_data()'s 0 -> 7 and tcp_init_sock()'s stores
+    # that leave the byte as it was come right after sk_alloc returns,
+    # before the watch is pointed or not (an RT kernel's worker can be
+    # quicker)
+    states = [(int(p), int(v)) for p, v, _ in got if p != v]
+    if states[:1] == [(0, 7)]:
+        states = states[1:]
+    assert states == [(7, 10), (10, 7)], out
     # the writers are the kernel's, never gtp's
     assert all(not f.startswith("gtp") for _, _, f in got), out
 
