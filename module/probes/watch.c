@@ -230,7 +230,7 @@ int gtp_watch_arm(u32 tpnum, u64 addr)
 	if (!w)
 		return -ENOENT;
 	len = w->a.tp->watch_len;
-	if (addr && (addr < TASK_SIZE_MAX || (addr & (len - 1)) ||
+	if (addr && (gtp_user_addr(addr) || (addr & (len - 1)) ||
 		     within_module(addr, THIS_MODULE)))
 		return -EINVAL;
 	WRITE_ONCE(w->want, addr);
